@@ -1,0 +1,4 @@
+"""Persistence: SQLite index, JSON findings files, retraction table, chat and feedback.
+
+Never imports textual.
+"""
