@@ -1,0 +1,169 @@
+"""Phase 1: ask every enabled service in parallel.
+
+The phase takes as long as the slowest source, not the sum: each service runs
+in its own thread with its own time budget. A service that fails or overruns
+is recorded in ``source_health`` with its reason and the research goes on.
+Results are merged into the state in a fixed service order, so the same
+answers always give the same numbering.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+from collections.abc import Callable
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+
+from ..events import SourceFailed, SourcesFound, SourceSkipped, SourceStarted
+from ..http import Budget, SourceError
+from ..models import SOURCE_NAMES, ResearchState, Source, SourceHealth
+from ..sources.base import SearchContext
+from .context import Cancelled, PhaseTimer, RunContext
+from .references import link_references
+
+NAME = "aggregation"
+# services reached over HTTP, by adapter module name
+HTTP_ADAPTERS: dict[str, str] = {
+    "openalex": "openalex",
+    "arxiv": "arxiv",
+    "crossref": "crossref",
+    "semantic_scholar": "semantic_scholar",
+    "pubmed": "pubmed",
+    "duckduckgo": "duckduckgo",
+    "brave": "brave",
+    "newsroom": "newsroom",
+}
+GRACE_SECONDS = 1.0  # beyond the per-source budget before a stuck service is abandoned
+
+
+def _adapter(module_name: str) -> object:
+    return importlib.import_module(f"..sources.{module_name}", __package__)
+
+
+def _searchers(ctx: RunContext) -> tuple[dict[str, Callable[[], list[Source]]], dict[str, str]]:
+    """The enabled services as zero-argument callables, and the skipped ones with a reason."""
+    settings = ctx.settings
+    run: dict[str, Callable[[], list[Source]]] = {}
+    skipped: dict[str, str] = {}
+    limit = settings.results_per_source
+    for name in SOURCE_NAMES:
+        if not settings.source_enabled(name):
+            skipped[name] = "disabled in settings"
+            continue
+        if name in HTTP_ADAPTERS:
+            module = _adapter(HTTP_ADAPTERS[name])
+            enabled = getattr(module, "enabled", None)
+            if enabled is not None and not enabled(settings):
+                skipped[name] = "needs BRAVE_API_KEY" if name == "brave" else "not configured"
+                continue
+            run[name] = _http_search(module, ctx, limit)
+        elif name == "local":
+            if not settings.document_roots or ctx.services.local_search is None:
+                skipped[name] = "no document roots configured"
+            else:
+                run[name] = _service_search(ctx.services.local_search, ctx, limit)
+        elif name == "internal":
+            if ctx.services.internal_search is None:
+                skipped[name] = "no research memory available"
+            else:
+                run[name] = _service_search(ctx.services.internal_search, ctx, limit)
+    return run, skipped
+
+
+def _http_search(module: object, ctx: RunContext, limit: int) -> Callable[[], list[Source]]:
+    def call(query: str) -> list[Source]:
+        assert ctx.client is not None, "the orchestrator provides an HTTP client"
+        search_ctx = SearchContext(
+            client=ctx.client, settings=ctx.settings, query=query, limit=limit,
+            budget=Budget(ctx.settings.source_budget), cancel=ctx.cancel,
+        )
+        return module.search(search_ctx)  # type: ignore[attr-defined]
+
+    return call
+
+
+def _service_search(fn: Callable[[str, int], list[Source]], ctx: RunContext, limit: int) -> Callable[[str], list[Source]]:
+    return lambda query: fn(query, limit)
+
+
+def run(state: ResearchState, ctx: RunContext) -> None:
+    """Query every enabled service at once and merge what comes back."""
+    with PhaseTimer(state, ctx, NAME):
+        searchers, skipped = _searchers(ctx)
+        for name, reason in skipped.items():
+            state.source_health[name] = SourceHealth(status="skipped", error=reason)
+            ctx.emit(SourceSkipped(name, reason))
+        results = gather(state, ctx, {name: (lambda fn=fn: fn(state.original_query)) for name, fn in searchers.items()})
+        for name in SOURCE_NAMES:
+            for source in results.get(name, []):
+                state.add_source(source)
+        link_references(state)
+
+
+def gather(state: ResearchState, ctx: RunContext, calls: dict[str, Callable[[], list[Source]]]) -> dict[str, list[Source]]:
+    """Run the calls in parallel threads, recording each service's health and emitting events."""
+    results: dict[str, list[Source]] = {}
+    if not calls:
+        return results
+    started: dict[str, float] = {}
+    pool = ThreadPoolExecutor(max_workers=len(calls), thread_name_prefix="zorora-source")
+    futures: dict[Future[list[Source]], str] = {}
+    try:
+        for name, call in calls.items():
+            started[name] = time.monotonic()
+            ctx.emit(SourceStarted(name))
+            futures[pool.submit(call)] = name
+        deadline = time.monotonic() + ctx.settings.source_budget + GRACE_SECONDS
+        pending = set(futures)
+        while pending:
+            if ctx.cancel.is_set():
+                for future in pending:
+                    _skip(state, ctx, futures[future], "cancelled")
+                raise Cancelled()
+            done, pending = wait(pending, timeout=0.05, return_when=FIRST_COMPLETED)
+            for future in done:
+                name = futures[future]
+                results[name] = _record(state, ctx, name, future, started[name])
+            if pending and time.monotonic() > deadline:
+                for future in pending:
+                    name = futures[future]
+                    _fail(state, ctx, name, f"no answer within the {ctx.settings.source_budget:g}s budget", started[name])
+                break
+    finally:
+        # Never wait for a stuck service: its thread ends on its own timeouts.
+        pool.shutdown(wait=False, cancel_futures=True)
+    return results
+
+
+def _elapsed(started: float) -> int:
+    return int((time.monotonic() - started) * 1000)
+
+
+def _record(state: ResearchState, ctx: RunContext, name: str, future: Future[list[Source]], started: float) -> list[Source]:
+    try:
+        sources = future.result()
+    except SourceError as exc:
+        _fail(state, ctx, name, str(exc) or type(exc).__name__, started)
+        return []
+    except Exception as exc:  # an adapter bug must not stop the research
+        _fail(state, ctx, name, f"{type(exc).__name__}: {exc}".splitlines()[0][:200], started)
+        return []
+    elapsed = _elapsed(started)
+    health = state.source_health.setdefault(name, SourceHealth())
+    health.status, health.count, health.elapsed_ms, health.error = "ok", health.count + len(sources), elapsed, ""
+    ctx.emit(SourcesFound(name, len(sources), elapsed, tuple(sources)))
+    return sources
+
+
+def _fail(state: ResearchState, ctx: RunContext, name: str, reason: str, started: float) -> None:
+    elapsed = _elapsed(started)
+    health = state.source_health.setdefault(name, SourceHealth())
+    if health.status != "ok":
+        health.status = "failed"
+    health.elapsed_ms, health.error = elapsed, reason
+    ctx.emit(SourceFailed(name, reason, elapsed))
+
+
+def _skip(state: ResearchState, ctx: RunContext, name: str, reason: str) -> None:
+    state.source_health[name] = SourceHealth(status="skipped", error=reason)
+    ctx.emit(SourceSkipped(name, reason))
