@@ -1,0 +1,210 @@
+"""DuckDuckGo HTML adapter: exact parse of a recorded page, ads, redirects, the bot challenge, the request."""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from types import SimpleNamespace
+from urllib.parse import parse_qs, quote
+
+import pytest
+
+from zorora_tui.pipeline.http import SourceError, make_client
+from zorora_tui.pipeline.settings import Settings
+from zorora_tui.pipeline.sources import duckduckgo
+from zorora_tui.pipeline.sources.base import SearchContext
+from zorora_tui.pipeline.sources.duckduckgo import parse_duckduckgo, real_url
+
+from .conftest import fixture_bytes
+
+RUST = "web_search/ddg_html_meka_rust_programming_language.html"
+CAPTCHA = "web_search/ddg_html_meka_captcha_anomaly_page.html"
+
+RUST_RESULTS = [
+    ("Rust Programming Language", "https://rust-lang.org/"),
+    ("Rust (programming language) - Wikipedia", "https://en.wikipedia.org/wiki/Rust_(programming_language)"),
+    (
+        "What is Rust, and how do you get started programming with it?",
+        "https://www.howtogeek.com/what-is-the-rust-programming-language-and-how-to-get-started/",
+    ),
+    ("Learn Rust - Rust Programming Language", "https://rust-lang.org/learn/"),
+    ("Rust Guide", "https://rust.guide/"),
+    (
+        "Introduction to Rust Programming Language - GeeksforGeeks",
+        "https://www.geeksforgeeks.org/rust/introduction-to-rust-programming-language/",
+    ),
+    ("The Rust Programming Language - GitHub Pages", "http://rust-lang.github.io/book/"),
+    ("Is Rust Still Surging in 2026? Usage and Ecosystem Insights", "https://www.zenrows.com/blog/rust-popularity"),
+    ("The Rust Programming Language - Brown University", "https://rust-book.cs.brown.edu/title-page.html"),
+    (
+        "Has the Rust Programming Language's Popularity Reached Its Plateau ...",
+        "https://developers.slashdot.org/story/26/04/12/2329229/has-the-rust-programming-languages-popularity-reached-its-plateau",
+    ),
+]
+
+
+def rust_page() -> str:
+    return fixture_bytes(RUST).decode("utf-8")
+
+
+def test_parse_recorded_page_exact_titles_and_urls() -> None:
+    sources = parse_duckduckgo(fixture_bytes(RUST))
+    assert [(s.title, s.url) for s in sources] == RUST_RESULTS
+    assert {s.source_type for s in sources} == {"web"}
+    assert all(s.origins == ["duckduckgo"] for s in sources)
+    assert len({s.source_id for s in sources}) == 10
+
+
+def test_parse_snippets_are_plain_unescaped_text_and_dates_come_from_the_url_line() -> None:
+    sources = parse_duckduckgo(fixture_bytes(RUST))
+    assert sources[0].content_snippet == (
+        "Rust is a fast, reliable, and productive programming language that can run on embedded devices, "
+        "web services, and more. Learn how to get started, why Rust is different, and what companies are "
+        "using it in production."
+    )
+    assert "I didn't know what that meant at first" in sources[2].content_snippet
+    assert sources[9].content_snippet.startswith('"Rust\'s rise shows signs of slowing," argues the CEO of TIOBE.')
+    assert [s.publication_date for s in sources] == [
+        "", "", "2026-02-28", "", "", "2025-07-23", "", "2025-05-29", "", "2026-04-12",
+    ]
+
+
+def test_zero_click_box_is_not_a_result() -> None:
+    # The Wikipedia abstract above the results links the same page as result 2; it must not add a source.
+    sources = parse_duckduckgo(fixture_bytes(RUST))
+    assert sum("wikipedia.org" in s.url for s in sources) == 1
+
+
+def test_bot_challenge_is_a_failure_not_zero_results() -> None:
+    with pytest.raises(SourceError, match="DuckDuckGo bot challenge"):
+        parse_duckduckgo(fixture_bytes(CAPTCHA))
+
+
+def test_genuine_no_results_page_is_zero_results() -> None:
+    page = rust_page()
+    start = page.index('<div id="links" class="results">')
+    end = page.index('<div class="feedback-btn">')
+    empty = page[:start] + '<div id="links" class="results"><div class="no-results">No  results.</div>' + page[end:]
+    assert parse_duckduckgo(empty) == []
+
+
+def test_unrecognised_page_is_a_failure() -> None:
+    with pytest.raises(SourceError, match="without a result list"):
+        parse_duckduckgo(b"<html><body><h1>502 Bad Gateway</h1></body></html>")
+
+
+def test_ads_are_dropped_and_redirect_links_decoded() -> None:
+    page = rust_page()
+    # Turn the first result into an ad (class and y.js link) and wrap the second in the /l/ redirect.
+    first = '<div class="result results_links results_links_deep web-result ">'
+    page = page.replace(first, '<div class="result results_links results_links_deep result--ad ">', 1)
+    page = page.replace(
+        'class="result__a" href="https://rust-lang.org/"',
+        'class="result__a" href="https://duckduckgo.com/y.js?ad_domain=rust-lang.org&amp;ad_provider=bingv7aa&amp;u3=x"',
+        1,
+    )
+    wiki = "https://en.wikipedia.org/wiki/Rust_(programming_language)"
+    page = page.replace(
+        f'class="result__a" href="{wiki}"',
+        f'class="result__a" href="//duckduckgo.com/l/?uddg={quote(wiki, safe="")}&amp;rut=abc123"',
+        1,
+    )
+    sources = parse_duckduckgo(page)
+    assert [(s.title, s.url) for s in sources] == RUST_RESULTS[1:]
+
+
+def test_ad_link_without_ad_class_is_still_dropped() -> None:
+    page = rust_page().replace(
+        'class="result__a" href="https://rust.guide/"',
+        'class="result__a" href="https://duckduckgo.com/y.js?ad_domain=rust.guide&amp;u3=https%3A%2F%2Frust.guide"',
+        1,
+    )
+    assert "Rust Guide" not in [s.title for s in parse_duckduckgo(page)]
+
+
+@pytest.mark.parametrize(
+    ("href", "expected"),
+    [
+        ("//duckduckgo.com/l/?uddg=https%3A%2F%2Fexample.org%2Fa%3Fb%3D1&rut=ff", "https://example.org/a?b=1"),
+        ("/l/?uddg=http%3A%2F%2Fexample.org%2F", "http://example.org/"),
+        ("https://duckduckgo.com/y.js?ad_domain=x.com&u3=https%3A%2F%2Fx.com", ""),
+        ("//duckduckgo.com/l/?uddg=javascript%3Aalert(1)", ""),
+        ("javascript:alert(1)", ""),
+        ("https://example.org/page", "https://example.org/page"),
+        ("", ""),
+    ],
+)
+def test_real_url(href: str, expected: str) -> None:
+    assert real_url(href) == expected
+
+
+@pytest.fixture
+def server() -> Iterator[SimpleNamespace]:
+    """A loopback HTTP server that answers with a set reply and records each request."""
+    seen: list[SimpleNamespace] = []
+    reply = SimpleNamespace(status=200, content_type="text/html; charset=UTF-8", body=b"")
+
+    class Handler(BaseHTTPRequestHandler):
+        def _answer(self) -> None:
+            length = int(self.headers.get("Content-Length") or 0)
+            seen.append(SimpleNamespace(method=self.command, path=self.path, headers=self.headers,
+                                        body=self.rfile.read(length)))
+            self.send_response(reply.status)
+            self.send_header("Content-Type", reply.content_type)
+            self.send_header("Content-Length", str(len(reply.body)))
+            self.end_headers()
+            self.wfile.write(reply.body)
+
+        do_GET = do_POST = _answer
+
+        def log_message(self, format: str, *args: object) -> None:
+            return
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+    thread.start()
+    try:
+        yield SimpleNamespace(url=f"http://127.0.0.1:{httpd.server_port}", requests=seen, reply=reply)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+def _context(url: str, tmp_path, query: str = "rust programming language", limit: int = 25) -> SearchContext:
+    settings = Settings(home=tmp_path, ddg_url=url + "/html")
+    return SearchContext(client=make_client(settings), settings=settings, query=query, limit=limit)
+
+
+def test_search_posts_the_query_and_parses_the_page(server: SimpleNamespace, tmp_path) -> None:
+    server.reply.body = fixture_bytes(RUST)
+    ctx = _context(server.url, tmp_path, query='rust "borrow checker" & lifetimes')
+    with ctx.client:
+        sources = duckduckgo.search(ctx)
+    assert [(s.title, s.url) for s in sources] == RUST_RESULTS
+    (sent,) = server.requests
+    assert sent.method == "POST" and sent.path == "/html"
+    assert parse_qs(sent.body.decode()) == {"q": ['rust "borrow checker" & lifetimes']}
+    assert re.match(r"zorora-tui/\S+ \(mailto:.+@.+\)", sent.headers["User-Agent"])
+
+
+def test_search_honours_the_limit(server: SimpleNamespace, tmp_path) -> None:
+    server.reply.body = fixture_bytes(RUST)
+    ctx = _context(server.url, tmp_path, limit=3)
+    with ctx.client:
+        assert [s.title for s in duckduckgo.search(ctx)] == [t for t, _ in RUST_RESULTS[:3]]
+
+
+def test_search_reports_the_challenge_served_with_202(server: SimpleNamespace, tmp_path) -> None:
+    server.reply.status, server.reply.body = 202, fixture_bytes(CAPTCHA)
+    ctx = _context(server.url, tmp_path)
+    with ctx.client, pytest.raises(SourceError, match="bot challenge"):
+        duckduckgo.search(ctx)
+
+
+def test_search_reports_http_errors(server: SimpleNamespace, tmp_path) -> None:
+    server.reply.status, server.reply.body = 403, b"forbidden"
+    ctx = _context(server.url, tmp_path)
+    with ctx.client, pytest.raises(SourceError, match="HTTP 403"):
+        duckduckgo.search(ctx)
