@@ -122,12 +122,14 @@ class ReplayServer:
 
     delay: seconds every response waits (to measure parallelism).
     fail: service -> HTTP status it answers with instead (e.g. {"crossref": 503}).
+    slow: service -> seconds that service alone waits before answering.
     """
 
-    def __init__(self, delay: float = 0.0, fail: dict[str, int] | None = None,
+    def __init__(self, delay: float = 0.0, fail: dict[str, int] | None = None, slow: dict[str, float] | None = None,
                  router: Callable[[str, str, dict[str, list[str]]], tuple[int, str, bytes]] = route) -> None:
         self.delay = delay
         self.fail = dict(fail or {})
+        self.slow = dict(slow or {})
         self.router = router
         self.requests: list[tuple[str, str, dict[str, list[str]], dict[str, str]]] = []
         self._lock = threading.Lock()
@@ -169,8 +171,9 @@ class ReplayServer:
                 service, _, rest = parts.path.lstrip("/").partition("/")
                 with server_self._lock:
                     server_self.requests.append((service, rest, query, dict(self.headers)))
-                if server_self.delay:
-                    time.sleep(server_self.delay)
+                pause = server_self.slow.get(service, server_self.delay)
+                if pause:
+                    time.sleep(pause)
                 if service in server_self.fail:
                     status, kind, body = server_self.fail[service], "text/plain", b"injected failure"
                 else:

@@ -12,10 +12,15 @@ import sys
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from .config import ConfigError, load_settings
 from .export import FORMATS, export_research
+from .pipeline.settings import Settings
+
+if TYPE_CHECKING:
+    from .pipeline.models import ResearchState
+    from .storage.research_store import ResearchStore, ResearchSummary
 
 EXIT_BAD_INPUT = 2
 EXIT_CANCELLED = 130
@@ -95,7 +100,7 @@ def _fail(message: str) -> int:
     return EXIT_BAD_INPUT
 
 
-def _open_store(settings):  # noqa: ANN001, ANN202 - import kept lazy for a fast `zorora --help`
+def _open_store(settings: Settings) -> ResearchStore:
     from .storage.research_store import ResearchStore, StorageError
 
     try:
@@ -104,7 +109,7 @@ def _open_store(settings):  # noqa: ANN001, ANN202 - import kept lazy for a fast
         raise _StoreProblem(str(exc)) from exc
 
 
-def _load(store, research_id: str):  # noqa: ANN001, ANN202
+def _load(store: ResearchStore, research_id: str) -> ResearchState:
     from .storage.research_store import StorageError, UnknownResearch
 
     try:
@@ -115,7 +120,7 @@ def _load(store, research_id: str):  # noqa: ANN001, ANN202
         raise _StoreProblem(str(exc)) from exc
 
 
-def _research(args: argparse.Namespace, settings) -> int:  # noqa: ANN001
+def _research(args: argparse.Namespace, settings: Settings) -> int:
     from .pipeline.orchestrator import run_research, validate_depth, validate_query
     from .progress import CliProgress
     from .services import build_services
@@ -134,7 +139,7 @@ def _research(args: argparse.Namespace, settings) -> int:  # noqa: ANN001
     return 0 if state.status == "completed" else 1
 
 
-def _history(args: argparse.Namespace, settings) -> int:  # noqa: ANN001
+def _history(args: argparse.Namespace, settings: Settings) -> int:
     if args.limit < 1:
         raise UsageError("--limit must be at least 1")
     store = _open_store(settings)
@@ -159,19 +164,19 @@ def _history(args: argparse.Namespace, settings) -> int:  # noqa: ANN001
     return 0
 
 
-def _summary_dict(row) -> dict:  # noqa: ANN001
+def _summary_dict(row: ResearchSummary) -> dict[str, object]:
     return {"research_id": row.research_id, "query": row.query, "created_at": str(row.created_at),
             "completed_at": str(row.completed_at) if row.completed_at else None, "status": row.status,
             "total_sources": row.total_sources, "synthesis_preview": row.synthesis_preview}
 
 
-def _show(args: argparse.Namespace, settings) -> int:  # noqa: ANN001
+def _show(args: argparse.Namespace, settings: Settings) -> int:
     state = _load(_open_store(settings), args.research_id)
     sys.stdout.write(export_research(state, args.format))
     return 0
 
 
-def _export(args: argparse.Namespace, settings) -> int:  # noqa: ANN001
+def _export(args: argparse.Namespace, settings: Settings) -> int:
     state = _load(_open_store(settings), args.research_id)
     text = export_research(state, args.format)
     if args.output is None:
@@ -187,7 +192,7 @@ def _export(args: argparse.Namespace, settings) -> int:  # noqa: ANN001
     return 0
 
 
-def _integrity(args: argparse.Namespace, settings) -> int:  # noqa: ANN001
+def _integrity(args: argparse.Namespace, settings: Settings) -> int:
     from .storage.db import DB_NAME, connect
     from .storage.retractions import import_csv
 
@@ -203,7 +208,7 @@ def _integrity(args: argparse.Namespace, settings) -> int:  # noqa: ANN001
     return 0
 
 
-def _doctor(args: argparse.Namespace, settings) -> int:  # noqa: ANN001
+def _doctor(args: argparse.Namespace, settings: Settings) -> int:
     store = _open_store(settings)
     problems = store.check()
     for line in problems:
@@ -217,7 +222,7 @@ def _doctor(args: argparse.Namespace, settings) -> int:  # noqa: ANN001
     return 1 if problems else 0
 
 
-def _web(args: argparse.Namespace, settings) -> int:  # noqa: ANN001
+def _web(args: argparse.Namespace, settings: Settings) -> int:
     from .web import serve
 
     serve(port=args.port)

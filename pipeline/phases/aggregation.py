@@ -93,18 +93,25 @@ def run(state: ResearchState, ctx: RunContext) -> None:
         for name, reason in skipped.items():
             state.source_health[name] = SourceHealth(status="skipped", error=reason)
             ctx.emit(SourceSkipped(name, reason))
-        results = gather(state, ctx, {name: (lambda fn=fn: fn(state.original_query)) for name, fn in searchers.items()})
-        for name in SOURCE_NAMES:
-            for source in results.get(name, []):
-                state.add_source(source)
-        link_references(state)
+        results: dict[str, list[Source]] = {}
+        try:
+            gather(state, ctx, {name: (lambda fn=fn: fn(state.original_query)) for name, fn in searchers.items()}, results)
+        finally:  # on cancel too: what was found is kept
+            for name in SOURCE_NAMES:
+                for source in results.get(name, []):
+                    state.add_source(source)
+            link_references(state)
 
 
-def gather(state: ResearchState, ctx: RunContext, calls: dict[str, Callable[[], list[Source]]]) -> dict[str, list[Source]]:
-    """Run the calls in parallel threads, recording each service's health and emitting events."""
-    results: dict[str, list[Source]] = {}
+def gather(state: ResearchState, ctx: RunContext, calls: dict[str, Callable[[], list[Source]]],
+           results: dict[str, list[Source]]) -> None:
+    """Run the calls in parallel threads, filling ``results`` as each service answers.
+
+    Records each service's health and emits its events; raises Cancelled when
+    the user cancels, with the answers so far already in ``results``.
+    """
     if not calls:
-        return results
+        return
     started: dict[str, float] = {}
     pool = ThreadPoolExecutor(max_workers=len(calls), thread_name_prefix="zorora-source")
     futures: dict[Future[list[Source]], str] = {}
@@ -132,7 +139,6 @@ def gather(state: ResearchState, ctx: RunContext, calls: dict[str, Callable[[], 
     finally:
         # Never wait for a stuck service: its thread ends on its own timeouts.
         pool.shutdown(wait=False, cancel_futures=True)
-    return results
 
 
 def _elapsed(started: float) -> int:
