@@ -208,3 +208,9 @@ def test_search_reports_http_errors(server: SimpleNamespace, tmp_path) -> None:
     ctx = _context(server.url, tmp_path)
     with ctx.client, pytest.raises(SourceError, match="HTTP 403"):
         duckduckgo.search(ctx)
+
+
+def test_markup_that_breaks_html_parser_is_a_source_error() -> None:
+    # html.parser raises AssertionError on an unknown marked section; it must come out as SourceError.
+    with pytest.raises(SourceError, match="could not be parsed"):
+        parse_duckduckgo('<div id="links"><![foo[ bar')
