@@ -1,0 +1,638 @@
+"""Saved research: JSON documents on disk, indexed in SQLite for history and search.
+
+The JSON file (``research/findings/<research_id>.json``) is the truth; the
+rows in ``research_findings``, ``research_fts``, ``sources`` and ``citations``
+are an index that can always be rebuilt from it. Crash-safety invariant: every
+``research_findings`` row points at a complete, parseable JSON file. To keep
+it, a save stages the new file (fsynced) first, then inside one SQLite write
+transaction updates the rows, renames the file into place and commits. A crash
+can therefore leave only (a) a JSON file with no row, which opening the store
+re-indexes, or (b) a row whose metadata is older than its file, which
+``repair()`` refreshes. A delete renames the file to a tombstone inside its
+transaction, so an interrupted delete is either undone or finished on the
+next open, never resurrected half-way.
+
+Threads: a store keeps two connections, one for writes and one for reads, each
+guarded by its own ``threading.Lock``. A worker thread can save (fsync
+included) while the UI thread keeps searching without waiting for it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+import threading
+import time
+import unicodedata
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from ..pipeline.models import ResearchState
+from .db import DB_NAME, DatabaseError, connect
+from .findings_files import StorageError, discard, is_temp_name, publish, read_json, stage_json
+
+FINDINGS_DIR = Path("research") / "findings"
+PREVIEW_CHARS = 500
+TOMBSTONE_SUFFIX = ".deleted"
+CORRUPT_SUFFIX = ".corrupt"
+STALE_TEMP_SECONDS = 60.0  # a younger temp file may belong to a save in progress elsewhere
+MAX_QUERY_TOKENS = 32
+
+_SAFE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}\Z")
+
+__all__ = ["ResearchStore", "ResearchSummary", "StorageError", "UnknownResearch", "fts_query"]
+
+
+class UnknownResearch(KeyError):
+    """No saved research has this id (a KeyError, so ``except KeyError`` callers keep working)."""
+
+    def __init__(self, research_id: str) -> None:
+        super().__init__(research_id)
+        self.research_id = research_id
+
+    def __str__(self) -> str:
+        return f"no saved research with id {self.research_id!r}"
+
+
+@dataclass(frozen=True)
+class ResearchSummary:
+    """One line of history: what the index knows without opening the JSON file."""
+
+    research_id: str
+    query: str
+    created_at: str  # ISO 8601, UTC
+    completed_at: str | None
+    status: str
+    total_sources: int
+    synthesis_preview: str
+
+
+_SUMMARY_COLUMNS = "f.research_id, f.query, f.created_at, f.completed_at, f.status, f.total_sources, f.synthesis"
+
+
+def _summary(row: sqlite3.Row) -> ResearchSummary:
+    return ResearchSummary(
+        research_id=row[0],
+        query=row[1],
+        created_at=row[2],
+        completed_at=row[3],
+        status=row[4],
+        total_sources=int(row[5] or 0),
+        synthesis_preview=row[6] or "",
+    )
+
+
+# ---------------------------------------------------------------- search text
+
+
+def _is_token_char(ch: str) -> bool:
+    # unicode61 keeps letters, numbers and private-use characters; marks stay attached
+    # to their letter here (inside quotes the tokenizer re-splits exactly as it did the documents).
+    category = unicodedata.category(ch)
+    return category[0] in "LNM" or category == "Co"
+
+
+def _tokens(text: str) -> list[str]:
+    tokens: list[str] = []
+    current: list[str] = []
+    for ch in text:
+        if _is_token_char(ch):
+            current.append(ch)
+        elif current:
+            tokens.append("".join(current))
+            current = []
+    if current:
+        tokens.append("".join(current))
+    return tokens
+
+
+def fts_query(text: str) -> str:
+    """An FTS5 MATCH expression for free user text that can never be a syntax error.
+
+    Every token is quoted, so AND/OR/NEAR, column filters, ``*`` and quotes are
+    plain words. All tokens must match; the last one also matches as a prefix
+    while the user is still typing it (no trailing space), so "quant" finds
+    "quantum". Returns '' when the text has no searchable token.
+    """
+    tokens = _tokens(text)
+    if not tokens:
+        return ""
+    parts = ['"' + token.replace('"', '""') + '"' for token in tokens[:MAX_QUERY_TOKENS]]
+    if _is_token_char(text[-1]) and len(tokens) <= MAX_QUERY_TOKENS:
+        parts[-1] += "*"
+    return " ".join(parts)
+
+
+def _like_pattern(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def _clean_text(text: str) -> str:
+    """Text that SQLite can bind: lone surrogates (from undecodable argv bytes) become U+FFFD."""
+    return text.encode("utf-8", "replace").decode("utf-8")
+
+
+# ---------------------------------------------------------------- index rows
+
+
+def _utc_iso(value: Any) -> str | None:
+    if not value:
+        return None
+    when = datetime.fromisoformat(str(value))
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return when.astimezone(timezone.utc).isoformat()
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+@dataclass
+class _IndexRows:
+    """Everything the index holds for one research, derived from its document alone."""
+
+    finding: tuple[Any, ...]  # research_findings columns after research_id, in _FINDING_COLUMNS order
+    fts: tuple[str, str]  # query, full synthesis
+    sources: list[tuple[Any, ...]]
+    citations: list[tuple[str, str]]
+
+
+_FINDING_COLUMNS = ("query", "created_at", "completed_at", "status", "synthesis", "file_path", "total_sources", "max_depth")
+
+
+def _index_rows(doc: dict[str, Any], rel_path: str) -> _IndexRows:
+    query = str(doc.get("original_query") or "")
+    synthesis = str(doc.get("synthesis") or "")
+    config = doc.get("config") if isinstance(doc.get("config"), dict) else {}
+    depth = config.get("max_depth")
+    sources: dict[str, tuple[Any, ...]] = {}
+    edges: dict[tuple[str, str], None] = {}
+    for raw in doc.get("sources") or []:
+        if not isinstance(raw, dict) or not _text(raw.get("source_id")):
+            continue
+        sid = raw["source_id"]
+        sources[sid] = (
+            sid,
+            _text(raw.get("url")),
+            _text(raw.get("doi")),
+            _text(raw.get("title")),
+            _number(raw.get("credibility_score")),
+            _text(raw.get("credibility_category")),
+            _text(raw.get("source_type")),
+        )
+        for cited in raw.get("cites") or []:
+            if _text(cited) and cited != sid:
+                edges[(sid, cited)] = None
+    graph = doc.get("citation_graph") if isinstance(doc.get("citation_graph"), dict) else {}
+    for citing, cited_ids in graph.items():
+        for cited in cited_ids if isinstance(cited_ids, list) else []:
+            if _text(cited) and cited != citing:
+                edges[(citing, cited)] = None
+    finding = (
+        query,
+        _utc_iso(doc.get("started_at")) or datetime.now(timezone.utc).isoformat(),
+        _utc_iso(doc.get("completed_at")),
+        str(doc.get("status") or "completed"),
+        synthesis[:PREVIEW_CHARS],
+        rel_path,
+        len(sources),
+        int(depth) if isinstance(depth, int) and not isinstance(depth, bool) else None,
+    )
+    return _IndexRows(finding, (query, synthesis), list(sources.values()), list(edges))
+
+
+def _validate(doc: Any, research_id: str) -> str | None:
+    """Why ``doc`` cannot be the saved research ``research_id``, or None if it loads."""
+    if not isinstance(doc, dict):
+        return "not a research document"
+    if doc.get("research_id") != research_id:
+        return f"it holds research {doc.get('research_id')!r}, not {research_id!r}"
+    try:
+        ResearchState.from_dict(doc)
+        _index_rows(doc, "")
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        return f"malformed research document ({type(exc).__name__}: {exc})"
+    return None
+
+
+def check_research_id(research_id: str) -> str:
+    """Refuse ids that could escape the findings folder or clash with temp and tombstone files."""
+    if not isinstance(research_id, str) or not _SAFE_ID.match(research_id):
+        raise ValueError(f"unsafe research id {research_id!r}: use letters, digits, '_', '-' and '.' (max 200)")
+    return research_id
+
+
+# ---------------------------------------------------------------- the store
+
+
+class ResearchStore:
+    """Save, load, search and delete research under one ZORORA_HOME."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = Path(home)
+        self.findings_dir = self.home / FINDINGS_DIR
+        try:
+            self.findings_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(f"cannot write to {self.home}: {exc.strerror or exc}") from exc
+        for folder in (self.home, self.findings_dir):
+            if not os.access(folder, os.W_OK | os.X_OK):
+                raise StorageError(f"cannot write to {self.home}: {folder} is not writable")
+        try:
+            self._write = connect(self.home / DB_NAME)
+            self._read = connect(self.home / DB_NAME)
+        except DatabaseError as exc:
+            raise StorageError(f"cannot write to {self.home}: {exc}") from exc
+        self._write_lock = threading.Lock()
+        self._read_lock = threading.Lock()
+        try:
+            self._reconcile(report_invalid=False)
+        except (sqlite3.Error, OSError) as exc:
+            self.close()
+            raise StorageError(f"cannot open the research index in {self.home}: {exc}") from exc
+
+    # ------------------------------------------------------------ paths
+
+    def _rel_path(self, research_id: str) -> str:
+        return (FINDINGS_DIR / f"{research_id}.json").as_posix()
+
+    def _resolve(self, file_path: str) -> Path:
+        path = Path(file_path)
+        return path if path.is_absolute() else self.home / path
+
+    def path_for(self, research_id: str) -> Path:
+        """Where the JSON document of a research lives (whether or not it exists yet)."""
+        return self.findings_dir / f"{check_research_id(research_id)}.json"
+
+    # ------------------------------------------------------------ writing
+
+    def save(self, state: ResearchState) -> None:
+        """Write (or overwrite) a research: JSON first, then its index rows in one transaction."""
+        self.save_document(state.to_dict())
+
+    def save_document(self, doc: dict[str, Any]) -> None:
+        """Save an already serialised research document (``ResearchState.to_dict()`` shape)."""
+        research_id = check_research_id(doc.get("research_id"))
+        path = self.path_for(research_id)
+        rows = _index_rows(doc, self._rel_path(research_id))
+        tmp = stage_json(path, doc)
+        with self._write_lock:
+            try:
+                self._write.execute("BEGIN IMMEDIATE")
+            except sqlite3.Error as exc:
+                discard(tmp)
+                raise StorageError(f"cannot save {research_id}: {exc}") from exc
+            try:
+                self._put_rows(research_id, rows)
+                publish(tmp, path)
+                self._write.execute("COMMIT")
+            except BaseException as exc:
+                discard(tmp)
+                self._rollback()
+                if isinstance(exc, sqlite3.Error):
+                    raise StorageError(f"cannot save {research_id}: {exc}") from exc
+                raise
+
+    def _rollback(self) -> None:
+        if self._write.in_transaction:
+            self._write.execute("ROLLBACK")
+
+    def _put_rows(self, research_id: str, rows: _IndexRows) -> None:
+        """Replace every index row of one research; the caller holds an open write transaction."""
+        conn = self._write
+        placeholders = ", ".join("?" for _ in range(len(_FINDING_COLUMNS) + 1))
+        updates = ", ".join(f"{name} = excluded.{name}" for name in _FINDING_COLUMNS)
+        conn.execute(
+            f"INSERT INTO research_findings (research_id, {', '.join(_FINDING_COLUMNS)}) VALUES ({placeholders}) "
+            f"ON CONFLICT(research_id) DO UPDATE SET {updates}",
+            (research_id, *rows.finding),
+        )
+        rowid = conn.execute("SELECT rowid FROM research_findings WHERE research_id = ?", (research_id,)).fetchone()[0]
+        # The FTS row shares the findings rowid, so replacing it is a keyed delete, not a scan.
+        conn.execute("DELETE FROM research_fts WHERE rowid = ?", (rowid,))
+        conn.execute(
+            "INSERT INTO research_fts (rowid, research_id, query, synthesis) VALUES (?, ?, ?, ?)",
+            (rowid, research_id, *rows.fts),
+        )
+        conn.execute("DELETE FROM sources WHERE research_id = ?", (research_id,))
+        conn.executemany(
+            "INSERT OR REPLACE INTO sources (research_id, source_id, url, doi, title, credibility_score, "
+            "credibility_category, source_type) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(research_id, *source) for source in rows.sources],
+        )
+        conn.execute("DELETE FROM citations WHERE research_id = ?", (research_id,))
+        conn.executemany(
+            "INSERT OR IGNORE INTO citations (research_id, source_id, cites_source_id) VALUES (?, ?, ?)",
+            [(research_id, citing, cited) for citing, cited in rows.citations],
+        )
+
+    def _drop_rows(self, research_id: str, *, forget_chat: bool) -> None:
+        """Remove a research's index rows (and, on delete, its chat and feedback); caller holds a write transaction."""
+        conn = self._write
+        row = conn.execute("SELECT rowid FROM research_findings WHERE research_id = ?", (research_id,)).fetchone()
+        if row is not None:
+            conn.execute("DELETE FROM research_fts WHERE rowid = ?", (row[0],))
+        conn.execute("DELETE FROM research_findings WHERE research_id = ?", (research_id,))
+        conn.execute("DELETE FROM sources WHERE research_id = ?", (research_id,))
+        conn.execute("DELETE FROM citations WHERE research_id = ?", (research_id,))
+        if not forget_chat:
+            return
+        conn.execute("DELETE FROM research_chat_history WHERE thread_key = ?", (f"research:{research_id}",))
+        conn.execute("DELETE FROM research_feedback WHERE research_id = ?", (research_id,))
+
+    def delete(self, research_id: str) -> None:
+        """Forget a research: its rows, chat, feedback and JSON file."""
+        with self._write_lock:
+            try:
+                self._write.execute("BEGIN IMMEDIATE")
+                row = self._write.execute(
+                    "SELECT file_path FROM research_findings WHERE research_id = ?", (research_id,)
+                ).fetchone()
+                if row is None:
+                    self._write.execute("ROLLBACK")
+                    raise UnknownResearch(research_id)
+                path = self._resolve(row[0])
+                tomb = path.with_name(path.name + TOMBSTONE_SUFFIX)
+                self._drop_rows(research_id, forget_chat=True)
+                moved = _move(path, tomb)
+                try:
+                    self._write.execute("COMMIT")
+                except BaseException:
+                    if moved:
+                        _move(tomb, path)
+                    raise
+            except sqlite3.Error as exc:
+                self._rollback()
+                raise StorageError(f"cannot delete {research_id}: {exc}") from exc
+            except OSError as exc:
+                self._rollback()
+                raise StorageError(f"cannot delete {research_id}: {exc.strerror or exc}") from exc
+        discard(tomb)
+
+    # ------------------------------------------------------------ reading
+
+    def load_dict(self, research_id: str) -> dict[str, Any]:
+        """The saved document exactly as written (what ``--format json`` prints)."""
+        with self._read_lock:
+            row = self._read.execute(
+                "SELECT file_path FROM research_findings WHERE research_id = ?", (_clean_text(str(research_id)),)
+            ).fetchone()
+        if row is None:
+            raise UnknownResearch(research_id)
+        path = self._resolve(row[0])
+        try:
+            doc = read_json(path)
+        except StorageError as exc:
+            raise StorageError(f"cannot load {research_id}: {exc}; run `zorora doctor --repair`") from exc
+        if not isinstance(doc, dict) or doc.get("research_id") != research_id:
+            raise StorageError(f"cannot load {research_id}: {path} holds another document; run `zorora doctor --repair`")
+        return doc
+
+    def load(self, research_id: str) -> ResearchState:
+        """A saved research as a ResearchState."""
+        doc = self.load_dict(research_id)
+        try:
+            return ResearchState.from_dict(doc)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise StorageError(f"cannot load {research_id}: malformed document ({type(exc).__name__}: {exc})") from exc
+
+    def search(self, text: str | None = None, limit: int = 50) -> list[ResearchSummary]:
+        """History, newest first; with text, research whose query or synthesis contains every word.
+
+        The last word also matches as a prefix (filter-as-you-type). Text without
+        searchable words (only punctuation or emoji), or words FTS cannot find
+        (inside a longer CJK run, for instance), fall back to a substring match.
+        """
+        limit = int(limit)
+        if limit <= 0:
+            return []
+        text = _clean_text(text or "").strip()
+        with self._read_lock:
+            if not text:
+                rows = self._read.execute(
+                    f"SELECT {_SUMMARY_COLUMNS} FROM research_findings AS f "
+                    "ORDER BY f.created_at DESC, f.rowid DESC LIMIT ?",
+                    (limit,),
+                ).fetchall()
+                return [_summary(row) for row in rows]
+            rows = []
+            match = fts_query(text)
+            if match:
+                rows = self._read.execute(
+                    f"SELECT {_SUMMARY_COLUMNS} FROM research_findings AS f "
+                    "WHERE f.rowid IN (SELECT rowid FROM research_fts WHERE research_fts MATCH ?) "
+                    "ORDER BY f.created_at DESC, f.rowid DESC LIMIT ?",
+                    (match, limit),
+                ).fetchall()
+            if not rows:
+                pattern = _like_pattern(text)
+                rows = self._read.execute(
+                    f"SELECT {_SUMMARY_COLUMNS} FROM research_findings AS f "
+                    "WHERE f.query LIKE ? ESCAPE '\\' OR f.synthesis LIKE ? ESCAPE '\\' "
+                    "ORDER BY f.created_at DESC, f.rowid DESC LIMIT ?",
+                    (pattern, pattern, limit),
+                ).fetchall()
+        return [_summary(row) for row in rows]
+
+    def count(self) -> int:
+        """How many researches are saved."""
+        with self._read_lock:
+            return int(self._read.execute("SELECT COUNT(*) FROM research_findings").fetchone()[0])
+
+    # ------------------------------------------------------------ reconciling
+
+    def _scan(self) -> tuple[set[str], list[Path], list[Path]]:
+        """Research ids with a JSON file, tombstones, and temp files in the findings folder."""
+        ids: set[str] = set()
+        tombs: list[Path] = []
+        temps: list[Path] = []
+        with os.scandir(self.findings_dir) as entries:
+            for entry in entries:
+                name = entry.name
+                if is_temp_name(name):
+                    temps.append(Path(entry.path))
+                elif name.endswith(".json" + TOMBSTONE_SUFFIX):
+                    tombs.append(Path(entry.path))
+                elif name.endswith(".json") and _SAFE_ID.match(name[: -len(".json")]):
+                    ids.add(name[: -len(".json")])
+        return ids, tombs, temps
+
+    def _known_ids(self) -> set[str]:
+        return {row[0] for row in self._write.execute("SELECT research_id FROM research_findings")}
+
+    def _reconcile(self, report_invalid: bool) -> list[str]:
+        """Index JSON files that have no row and settle tombstones of interrupted deletes.
+
+        Runs on open (quietly: invalid orphans are left for ``repair``) and from
+        ``repair`` (which moves invalid orphans aside and reports them).
+        """
+        ids, tombs, _ = self._scan()
+        if not ids and not tombs:
+            return []
+        with self._write_lock:
+            if not tombs and not (ids - self._known_ids()):
+                return []
+            notes: list[str] = []
+            self._write.execute("BEGIN IMMEDIATE")
+            try:
+                known = self._known_ids()  # again, under the lock: another process may have saved meanwhile
+                for tomb in tombs:
+                    target = tomb.with_name(tomb.name[: -len(TOMBSTONE_SUFFIX)])
+                    research_id = target.name[: -len(".json")]
+                    if research_id in known and not target.exists():
+                        _move(tomb, target)
+                        notes.append(f"restored {target.name}: its delete was interrupted before it committed")
+                    else:
+                        discard(tomb)
+                        notes.append(f"removed {tomb.name}: leftover of a finished delete")
+                for research_id in sorted(self._scan()[0] - known):
+                    path = self.findings_dir / f"{research_id}.json"
+                    try:
+                        doc = read_json(path)
+                        reason = _validate(doc, research_id)
+                    except StorageError as exc:
+                        reason = str(exc)
+                    if reason is None:
+                        self._put_rows(research_id, _index_rows(doc, self._rel_path(research_id)))
+                        notes.append(f"re-indexed {research_id}: its JSON file had no index row")
+                    elif report_invalid:
+                        _move(path, path.with_name(path.name + CORRUPT_SUFFIX))
+                        notes.append(f"moved {path.name} aside to {path.name}{CORRUPT_SUFFIX}: {reason}")
+                self._write.execute("COMMIT")
+            except BaseException:
+                self._rollback()
+                raise
+        return notes
+
+    def repair(self) -> list[str]:
+        """Make the index agree with the JSON files; one line per change (for ``zorora doctor --repair``).
+
+        Rows whose file is missing or unreadable are removed (an unreadable file is
+        kept as ``*.json.corrupt``), rows older than their file are re-indexed,
+        files without rows are indexed, and leftovers of interrupted writes go.
+        """
+        notes: list[str] = []
+        cutoff = time.time() - STALE_TEMP_SECONDS
+        for temp in self._scan()[2]:
+            try:
+                if temp.stat().st_mtime < cutoff:
+                    temp.unlink()
+                    notes.append(f"removed {temp.name}: an interrupted write")
+            except OSError:
+                continue
+        with self._write_lock:
+            self._write.execute("BEGIN IMMEDIATE")
+            try:
+                notes.extend(self._repair_rows())
+                self._write.execute("COMMIT")
+            except BaseException:
+                self._rollback()
+                raise
+        notes.extend(self._reconcile(report_invalid=True))
+        return notes
+
+    def _repair_rows(self) -> list[str]:
+        conn = self._write
+        notes: list[str] = []
+        source_counts = dict(conn.execute("SELECT research_id, COUNT(*) FROM sources GROUP BY research_id"))
+        citation_counts = dict(conn.execute("SELECT research_id, COUNT(*) FROM citations GROUP BY research_id"))
+        fts_ids = dict(conn.execute("SELECT rowid, research_id FROM research_fts"))
+        rows = conn.execute(
+            f"SELECT rowid, research_id, {', '.join(_FINDING_COLUMNS)} FROM research_findings"
+        ).fetchall()
+        for row in rows:
+            rowid, research_id = row[0], row[1]
+            path = self._resolve(row["file_path"])
+            try:
+                doc = read_json(path)
+                reason = _validate(doc, research_id)
+            except StorageError as exc:
+                doc, reason = None, str(exc)
+            if reason is not None:
+                # Chat and feedback stay: they come back if the user restores the file.
+                self._drop_rows(research_id, forget_chat=False)
+                kept = ""
+                if path.exists() and _move(path, path.with_name(path.name + CORRUPT_SUFFIX)):
+                    kept = f" (file kept as {path.name}{CORRUPT_SUFFIX})"
+                notes.append(f"removed {research_id} from the index: {reason}{kept}")
+                continue
+            expected = _index_rows(doc, self._rel_path(research_id))
+            fresh = (
+                tuple(row[2:]) == expected.finding
+                and source_counts.get(research_id, 0) == len(expected.sources)
+                and citation_counts.get(research_id, 0) == len(expected.citations)
+                and fts_ids.get(rowid) == research_id
+            )
+            if not fresh:
+                self._put_rows(research_id, expected)
+                notes.append(f"re-indexed {research_id}: its index rows were out of date")
+        # Full-text rows whose research is gone (the index has nothing else pointing at them).
+        orphans = conn.execute(
+            "SELECT rowid FROM research_fts WHERE rowid NOT IN (SELECT rowid FROM research_findings)"
+        ).fetchall()
+        if orphans:
+            conn.executemany("DELETE FROM research_fts WHERE rowid = ?", [(r[0],) for r in orphans])
+            notes.append(f"removed {len(orphans)} full-text row(s) of research no longer indexed")
+        for table in ("sources", "citations"):
+            gone = conn.execute(
+                f"DELETE FROM {table} WHERE research_id NOT IN (SELECT research_id FROM research_findings)"
+            ).rowcount
+            if gone:
+                notes.append(f"removed {gone} {table} row(s) of research no longer indexed")
+        return notes
+
+    # ------------------------------------------------------------ lifetime
+
+    def close(self) -> None:
+        """Close both connections; the store cannot be used afterwards."""
+        with self._write_lock:
+            self._write.close()
+        with self._read_lock:
+            self._read.close()
+
+    def __enter__(self) -> "ResearchStore":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def bulk_index_documents(self, docs: Iterable[dict[str, Any]]) -> int:
+        """Index documents whose JSON files are already in place, in one transaction.
+
+        For importers and benchmarks that wrote many files themselves; every file
+        must already exist at ``path_for(research_id)`` so the invariant holds.
+        """
+        count = 0
+        with self._write_lock:
+            self._write.execute("BEGIN IMMEDIATE")
+            try:
+                for doc in docs:
+                    research_id = check_research_id(doc.get("research_id"))
+                    if not self.path_for(research_id).is_file():
+                        raise StorageError(f"cannot index {research_id}: {self.path_for(research_id)} does not exist")
+                    self._put_rows(research_id, _index_rows(doc, self._rel_path(research_id)))
+                    count += 1
+                self._write.execute("COMMIT")
+            except BaseException:
+                self._rollback()
+                raise
+        return count
+
+
+def _move(src: Path, dst: Path) -> bool:
+    """Rename if ``src`` exists; True when something moved."""
+    try:
+        os.replace(src, dst)
+    except FileNotFoundError:
+        return False
+    return True
