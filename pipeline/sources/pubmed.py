@@ -1,0 +1,209 @@
+"""PubMed through NCBI E-utilities: esearch for PMIDs, then efetch for the records.
+
+``parse_esearch`` reads an esearch answer in JSON (``retmode=json``) or XML and
+returns the PMIDs; ``parse_efetch`` reads the efetch PubmedArticleSet XML
+(bytes or str). Structured abstracts keep their section labels
+("BACKGROUND: … METHODS: …"). References are the cited works' DOIs, or
+their bare PMIDs when PubMed knows no DOI (phase 2 matches a bare id against
+every source's external ids, where PubMed records keep ``pmid``). Book chapters
+(PubmedBookArticle) are not journal articles and are skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import xml.etree.ElementTree as ET
+from typing import Any
+
+from ..http import SourceError, request
+from ..models import Source, normalize_doi
+from .base import SearchContext
+
+NAME = "pubmed"
+MAX_RETMAX = 100
+TOOL = "zorora-tui"
+
+_MONTHS = {name: number for number, name in enumerate(
+    ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}
+_MEDLINE_DATE = re.compile(r"(\d{4})(?:\s+([A-Za-z]{3}))?")
+_PMID = re.compile(r"^\d{1,12}$")
+
+
+def _parse_xml(raw: bytes | str, what: str) -> ET.Element:
+    # NCBI documents carry a DOCTYPE but never declare entities; a declaration is how XML bombs start.
+    if (b"<!ENTITY" if isinstance(raw, (bytes, bytearray)) else "<!ENTITY") in raw:
+        raise SourceError(f"PubMed {what} declares XML entities; refused")
+    try:
+        return ET.fromstring(raw)
+    except ET.ParseError as exc:
+        raise SourceError(f"malformed PubMed {what} XML: {exc}") from exc
+    except (ValueError, LookupError, RecursionError) as exc:  # e.g. an encoding expat cannot read
+        raise SourceError(f"unreadable PubMed {what} XML: {type(exc).__name__}") from exc
+
+
+def _text(element: ET.Element | None) -> str:
+    """All text inside an element (titles hold <i>, <sup>…), on one line."""
+    if element is None:
+        return ""
+    return " ".join("".join(element.itertext()).split())
+
+
+def _pmids(values: list[Any]) -> list[str]:
+    ids = [value.strip() for value in values if isinstance(value, str) and _PMID.match(value.strip())]
+    return list(dict.fromkeys(ids))
+
+
+def parse_esearch(raw: bytes | str) -> list[str]:
+    """The PMIDs of an esearch answer, JSON or XML; SourceError when NCBI reports an error."""
+    head = raw.lstrip()[:1]
+    if head in (b"<", "<"):
+        root = _parse_xml(raw, "esearch")
+        if root.tag != "eSearchResult":
+            raise SourceError(f"unexpected PubMed esearch response: root element {root.tag[:60]!r}")
+        error = _text(root.find("ERROR"))
+        if error:
+            raise SourceError(f"PubMed esearch error: {error[:160]}")
+        return _pmids([element.text for element in root.findall("IdList/Id")])
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        raise SourceError(f"malformed JSON from PubMed esearch: {str(exc).splitlines()[0][:100]}") from exc
+    result = data.get("esearchresult") if isinstance(data, dict) else None
+    if not isinstance(result, dict):
+        raise SourceError("unexpected PubMed esearch response: no esearchresult")
+    if "ERROR" in result or "error" in result:
+        detail = " ".join(str(result.get("ERROR") or result.get("error")).split())
+        raise SourceError(f"PubMed esearch error: {detail[:160]}")
+    idlist = result.get("idlist", [])
+    if not isinstance(idlist, list):
+        raise SourceError("unexpected PubMed esearch response: idlist is not a list")
+    return _pmids(idlist)
+
+
+def _date(pub_date: ET.Element | None) -> str:
+    """'2024-12', '2023-07-03' or '2022' from Year/Month/Day, or from a MedlineDate such as '1998 Dec-1999 Jan'."""
+    if pub_date is None:
+        return ""
+    year, month, day = (_text(pub_date.find(name)) for name in ("Year", "Month", "Day"))
+    if not year:
+        match = _MEDLINE_DATE.search(_text(pub_date.find("MedlineDate")))
+        if not match:
+            return ""
+        year, month, day = match.group(1), match.group(2) or "", ""
+    if not (len(year) == 4 and year.isdigit()):
+        return ""
+    number = int(month) if month.isdigit() else _MONTHS.get(month[:3].lower(), 0)
+    if not 1 <= number <= 12:
+        return year
+    if day.isdigit() and 1 <= int(day) <= 31:
+        return f"{year}-{number:02d}-{int(day):02d}"
+    return f"{year}-{number:02d}"
+
+
+def _authors(article: ET.Element) -> list[str]:
+    names = []
+    for author in article.findall("AuthorList/Author"):
+        collective = _text(author.find("CollectiveName"))
+        given = _text(author.find("ForeName")) or _text(author.find("Initials"))
+        name = " ".join(part for part in (given, _text(author.find("LastName"))) if part) or collective
+        if name:
+            names.append(name)
+    return names
+
+
+def _abstract(article: ET.Element) -> str:
+    parts = []
+    for section in article.findall("Abstract/AbstractText"):
+        text = _text(section)
+        label = " ".join((section.get("Label") or "").split())
+        if text:
+            parts.append(f"{label}: {text}" if label else text)
+    return " ".join(parts)
+
+
+def _references(pubmed_data: ET.Element | None) -> list[str]:
+    if pubmed_data is None:
+        return []
+    found = []
+    for id_list in pubmed_data.findall("ReferenceList/Reference/ArticleIdList"):
+        ids = {element.get("IdType"): _text(element) for element in id_list.findall("ArticleId")}
+        doi = normalize_doi(ids.get("doi"))
+        pmid = ids.get("pubmed", "")
+        if doi:
+            found.append(doi)
+        elif _PMID.match(pmid):
+            found.append(pmid)
+    return list(dict.fromkeys(found))
+
+
+def parse_article(record: ET.Element) -> Source | None:
+    """One PubmedArticle as a Source; None without a PMID or a title."""
+    citation = record.find("MedlineCitation")
+    article = citation.find("Article") if citation is not None else None
+    pmid = _text(citation.find("PMID")) if citation is not None else ""
+    if article is None or not _PMID.match(pmid):
+        return None
+    title = _text(article.find("ArticleTitle")) or _text(article.find("VernacularTitle"))
+    if title.endswith("."):
+        title = title[:-1]  # MEDLINE ends every title with a period; other services do not
+    if not title:
+        return None
+    pubmed_data = record.find("PubmedData")
+    article_ids = {
+        element.get("IdType"): _text(element)
+        for element in (pubmed_data.findall("ArticleIdList/ArticleId") if pubmed_data is not None else [])
+    }
+    doi = normalize_doi(article_ids.get("doi")) or next(
+        (normalize_doi(_text(e)) for e in article.findall("ELocationID") if e.get("EIdType") == "doi"), ""
+    )
+    external_ids = {"pmid": pmid}
+    if article_ids.get("pmc"):
+        external_ids["pmcid"] = article_ids["pmc"]
+    date = _date(article.find("Journal/JournalIssue/PubDate")) or _date(article.find("ArticleDate"))
+    return Source.create(
+        url=f"https://pubmed.ncbi.nlm.nih.gov/{pmid}/",
+        title=title,
+        doi=doi,
+        origin=NAME,
+        source_type="academic",
+        authors=_authors(article),
+        publication_date=date,
+        content_snippet=_abstract(article),
+        venue=_text(article.find("Journal/Title")) or _text(article.find("Journal/ISOAbbreviation")),
+        external_ids=external_ids,
+        references=_references(pubmed_data),
+    )
+
+
+def parse_efetch(raw: bytes | str) -> list[Source]:
+    """Sources from an efetch PubmedArticleSet; SourceError for anything else."""
+    root = _parse_xml(raw, "efetch")
+    if root.tag != "PubmedArticleSet":
+        raise SourceError(f"unexpected PubMed efetch response: root element {root.tag[:60]!r}")
+    return [source for source in map(parse_article, root.findall("PubmedArticle")) if source is not None]
+
+
+def _params(ctx: SearchContext, **params: Any) -> dict[str, Any]:
+    # NCBI asks every client to name itself and give a contact address.
+    return {"db": "pubmed", "tool": TOOL, "email": ctx.settings.contact_email, **params}
+
+
+def search(ctx: SearchContext) -> list[Source]:
+    """Articles matching the query, most relevant first; no efetch when nothing matched."""
+    base = ctx.settings.pubmed_url.rstrip("/")
+    retmax = max(1, min(int(ctx.limit), MAX_RETMAX))
+    found = request(
+        ctx.client, f"{base}/esearch.fcgi",
+        params=_params(ctx, term=ctx.query, retmax=retmax, retmode="json", sort="relevance"), budget=ctx.budget,
+    )
+    pmids = parse_esearch(found.content)
+    if not pmids:
+        return []
+    if ctx.cancel.is_set():
+        raise SourceError("cancelled")
+    fetched = request(
+        ctx.client, f"{base}/efetch.fcgi",
+        params=_params(ctx, id=",".join(pmids[:retmax]), retmode="xml"), budget=ctx.budget,
+    )
+    return parse_efetch(fetched.content)
