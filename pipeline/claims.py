@@ -1,0 +1,492 @@
+"""Claims: sentences taken from sources' snippets, grouped across sources.
+
+Phase 3 needs to know which statements several sources agree on and which
+ones a source contradicts, without a model and in well under a second for a
+few hundred sources. A claim is a sentence of a source's abstract or snippet;
+two claims say the same thing when their content words (lower-cased, lightly
+stemmed, weighted by IDF) have a high cosine similarity, and they contradict
+each other when the content overlaps but the stance differs (one is negated,
+or one says "increase" where the other says "decrease").
+
+Candidate pairs come from an inverted index over the tokens that are not
+common to most sentences, so the work is far from quadratic. Everything is
+deterministic: the same sources in the same order give the same findings.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+
+from .models import Finding, Source
+
+AGREE_THRESHOLD = 0.5  # cosine over IDF-weighted content words for "same claim"
+CONTRADICT_THRESHOLD = 0.55  # stricter: a contradiction must be about the same thing
+MAX_FINDINGS = 50
+MIN_WORDS, MAX_WORDS = 6, 120
+MIN_CONTENT_TOKENS = 4
+MAX_CLAIM_CHARS = 400
+
+ABBREVIATIONS = frozenset(
+    """al e.g i.e cf vs viz fig figs eq eqs no nos vol pp approx ca dr mr mrs ms prof st inc ltd co corp
+    jr sr resp ref refs sec tab ch ed eds dept univ est jan feb mar apr jun jul aug sep sept oct nov dec""".split()
+)
+
+STOPWORDS = frozenset(
+    """a about above after again against all also although am among an and any are aren as at be because
+    been before being below between both but by ca can could did do does doing done down during each either
+    else etc even ever every few for from further had has have having he her here hers herself him himself
+    his how however i if in into is it its itself just let may me might more most much must my myself nor
+    of off on once one only or other others otherwise our ours ourselves out over own per rather same
+    several she should since so some such than that the their theirs them themselves then there these they
+    this those though through thus to too toward towards under until up upon us very via was we were what
+    when where whereas whether which while who whom whose why will with within wo would yet you your yours
+    yourself yourselves et al eg ie
+    study studies paper papers article work works research result results show shows shown showed find
+    finds found propose proposes proposed present presents presented approach approaches method methods
+    use uses used using based also new different various provide provides provided well including include
+    includes included well moreover furthermore addition additionally respectively due aim aims discuss
+    discussed describe describes described able common current currently given important key large main
+    mainly many often overall possible potential powerful recent recently specific specifically widely unique
+    make makes made help helps allow allows allowing still like way ways especially""".split()
+)
+
+# Words that carry meaning in a claim but make poor headings.
+_GENERIC_THEMES = frozenset("time number type part level form case set year area field".split())
+
+NEGATIONS = frozenset({"not", "no", "never", "cannot", "unlikely", "contrary", "neither", "nor", "none"})
+_FAIL = frozenset({"fail", "fails", "failed", "failing"})
+# "not only ... but also", "no doubt" and "whether or not" do not negate anything.
+_NOT_NEGATION_AFTER = {"not": frozenset({"only"}), "no": frozenset({"doubt"})}
+_NOT_NEGATION_BEFORE = {"not": frozenset({"or"})}
+
+_UP_WORDS = """increase increases increased increasing rise rises rose risen rising grow grows grew grown growing
+    growth gain gains gained improve improves improved improving improvement boost boosts boosted enhance
+    enhances enhanced enhancing higher exceed exceeds exceeded surge surged surges expand expands expanded
+    expansion accelerate accelerates accelerated""".split()
+_DOWN_WORDS = """decrease decreases decreased decreasing decline declines declined declining fall falls fell fallen
+    falling drop drops dropped dropping reduce reduces reduced reducing reduction lower lowered lowering shrink
+    shrinks shrank shrinking worsen worsens worsened worsening diminish diminishes diminished decelerate""".split()
+
+_TAG = re.compile(r"<[^>]{0,200}>")
+_SPACE = re.compile(r"\s+")
+_DATE_PREFIX = re.compile(r"^[A-Z][a-z]{2,8}\.? \d{1,2}, \d{4}\s*[—–-]\s*")
+_LABEL = re.compile(
+    r"^(?:abstract|background|introduction|objectives?|purpose|aims?|methods?|methodology|design|setting|"
+    r"results?|findings|conclusions?|summary|significance)\s*[:.\-–—]\s*",
+    re.IGNORECASE,
+)
+_BOUNDARY = re.compile(r"[.!?]+[\"'”’)\]]*(?:\s+|(?=[A-Z][a-z]))")
+_INITIALISM = re.compile(r"^(?:[a-z]\.)+[a-z]$")
+_OPENERS = "([\"'“‘"
+_BOILERPLATE = (
+    "©", "copyright", "all rights reserved", "creative commons", "licensed under", "published by", "click here",
+    "read more", "subscribe", "sign up", "cookie", "javascript", "terms of use", "terms of service",
+    "privacy policy", "http://", "https://", "www.", "doi:", "email", "e-mail", "corresponding author",
+    "accepted manuscript", "of interest", "the authors declare",
+)
+_REFERENCE_MARK = re.compile(r"\s*\[\d+(?:\s*[,;–-]\s*\d+)*\]")  # "[12]", "[3, 4]": the source's own references
+_WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
+_NEG_CONTRACTION = re.compile(r"n[’']t\b")
+
+
+def clean_text(text: str) -> str:
+    """Snippet text without HTML tags or entities and with single spaces."""
+    if not text:
+        return ""
+    if "<" in text or "&" in text:
+        text = _TAG.sub(" ", html.unescape(html.unescape(text)))
+    return _SPACE.sub(" ", text).strip()
+
+
+def _is_boundary(text: str, match: re.Match[str]) -> bool:
+    """Whether a candidate end of sentence really is one (not e.g., et al., Fig. or an initial)."""
+    start, end = match.start(), match.end()
+    word_start = text.rfind(" ", 0, start) + 1
+    word = text[word_start:start].lstrip(_OPENERS).lower()
+    if not word:
+        return False
+    glued = not text[end - 1].isspace()
+    if glued:
+        # "disease.Despite": a sentence whose space was lost; only after a plain lower-case word.
+        return text[start] == "." and len(word) >= 3 and word.isalpha() and text[start - 1].islower()
+    if end >= len(text):
+        return True
+    nxt = text[end]
+    if not (nxt.isupper() or nxt.isdigit() or nxt in _OPENERS):
+        return False
+    if text[start] != ".":
+        return True
+    if word in ABBREVIATIONS or _INITIALISM.match(word):
+        return False
+    return not (len(word) == 1 and word.isalpha())
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of a text, keeping abbreviations (e.g., et al., Fig.), initials and decimals intact."""
+    text = clean_text(text)
+    sentences: list[str] = []
+    begin = 0
+    for match in _BOUNDARY.finditer(text):
+        if match.end() <= begin or not _is_boundary(text, match):
+            continue
+        end = match.end()
+        sentence = text[begin:end].strip()
+        if sentence:
+            sentences.append(sentence)
+        begin = end
+    tail = text[begin:].strip()
+    if tail:
+        sentences.append(tail)
+    return sentences
+
+
+_STEMS: dict[str, str] = {}  # memo: a corpus has a few thousand distinct words
+
+
+def _stem(word: str) -> str:
+    """Light suffix stripping so 'models', 'modeling' and 'model' compare equal."""
+    cached = _STEMS.get(word)
+    if cached is not None:
+        return cached
+    stem = word
+    if len(word) > 3 and not word[0].isdigit():
+        if word.endswith("ies") and len(word) > 4:
+            stem = word[:-3] + "y"
+        elif word.endswith("sses"):
+            stem = word[:-2]
+        elif word.endswith("ing") and len(word) - 3 >= 3:
+            stem = word[:-3]
+        elif word.endswith("ed") and len(word) - 2 >= 3:
+            stem = word[:-2]
+        elif word.endswith("es") and len(word) - 2 >= 3 and word[-3] in "sxzh":
+            stem = word[:-2]
+        elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
+            stem = word[:-1]
+        if stem != word and len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
+            stem = stem[:-1]  # running -> run, stopped -> stop
+        if stem.endswith("e") and len(stem) > 4:
+            stem = stem[:-1]  # increase/increased/increasing -> increas
+    if len(_STEMS) < 200_000:
+        _STEMS[word] = stem
+    return stem
+
+
+_UP = frozenset(_stem(w) for w in _UP_WORDS)
+_DOWN = frozenset(_stem(w) for w in _DOWN_WORDS)
+
+
+def _words(text: str) -> list[str]:
+    lowered = _NEG_CONTRACTION.sub(" not", text.lower()).replace("%", " percent")
+    return _WORD.findall(lowered)
+
+
+@dataclass(frozen=True)
+class Analysed:
+    """A sentence reduced to what comparison needs."""
+
+    tokens: tuple[str, ...]  # content stems, first occurrence order
+    stance: int  # +1 affirms, -1 negates or reverses the direction
+    surfaces: tuple[tuple[str, str], ...]  # (stem, surface word) for readable themes
+
+
+def analyse(text: str) -> Analysed:
+    """Content stems and stance of one sentence."""
+    words = _words(text)
+    negated = False
+    direction = 0
+    seen: dict[str, str] = {}
+    for i, word in enumerate(words):
+        if word in NEGATIONS:
+            following = words[i + 1] if i + 1 < len(words) else ""
+            preceding = words[i - 1] if i else ""
+            if following not in _NOT_NEGATION_AFTER.get(word, ()) and preceding not in _NOT_NEGATION_BEFORE.get(
+                word, ()
+            ):
+                negated = True
+            continue
+        if word in _FAIL and i + 1 < len(words) and words[i + 1] == "to":
+            negated = True
+            continue
+        if len(word) < 2 or word in STOPWORDS:
+            continue
+        stem = _stem(word)
+        if stem in _UP:
+            direction = 1 if direction in (0, 1) else 2
+            continue
+        if stem in _DOWN:
+            direction = -1 if direction in (0, -1) else 2
+            continue
+        if stem in STOPWORDS:
+            continue
+        seen.setdefault(stem, word)
+    sign = direction if direction in (1, -1) else 1
+    return Analysed(tuple(seen), -sign if negated else sign, tuple(seen.items()))
+
+
+def content_tokens(text: str) -> list[str]:
+    """The content stems of a text, in order, for matching questions against passages."""
+    return list(analyse(text).tokens)
+
+
+def _claim_info(sentence: str) -> Analysed | None:
+    """The analysis of a sentence that can carry a claim (long enough, complete, not boilerplate), else None."""
+    words = sentence.split()
+    if not (MIN_WORDS <= len(words) <= MAX_WORDS) or sentence.endswith(("...", "…")):
+        return None
+    lowered = sentence.lower()
+    if any(marker in lowered for marker in _BOILERPLATE):
+        return None
+    info = analyse(sentence)
+    return info if len(info.tokens) >= MIN_CONTENT_TOKENS else None
+
+
+def is_claim(sentence: str) -> bool:
+    """Whether a sentence can carry a claim: long enough, complete, and not boilerplate."""
+    return _claim_info(sentence) is not None
+
+
+def _analysed_claims(text: str) -> list[tuple[str, Analysed]]:
+    result = []
+    for sentence in split_sentences(_DATE_PREFIX.sub("", clean_text(text))):
+        sentence = _REFERENCE_MARK.sub("", _LABEL.sub("", sentence)).strip()
+        info = _claim_info(sentence)
+        if info is not None:
+            result.append((sentence, info))
+    return result
+
+
+def claim_sentences(text: str) -> list[str]:
+    """The claim-bearing sentences of a snippet or abstract, cleaned of labels and date prefixes."""
+    return [sentence for sentence, _ in _analysed_claims(text)]
+
+
+@dataclass
+class _Unit:
+    source_index: int
+    position: int
+    text: str
+    tokens: tuple[str, ...]
+    stance: int
+    weights: dict[str, float] = field(default_factory=dict)
+    norm: float = 0.0
+    centrality: float = 0.0
+
+
+def _shorten(text: str) -> str:
+    if len(text) <= MAX_CLAIM_CHARS:
+        return text
+    cut = text.rfind(" ", 0, MAX_CLAIM_CHARS - 1)
+    return text[: cut if cut > 0 else MAX_CLAIM_CHARS - 1].rstrip(",;:") + "…"
+
+
+def _units(sources: Sequence[Source], surfaces: dict[str, dict[str, int]]) -> list[_Unit]:
+    units = []
+    for index, source in enumerate(sources):
+        for position, (sentence, info) in enumerate(_analysed_claims(source.content_snippet)):
+            units.append(_Unit(index, position, sentence, info.tokens, info.stance))
+            for stem, word in info.surfaces:
+                counts = surfaces.setdefault(stem, {})
+                counts[word] = counts.get(word, 0) + 1
+    return units
+
+
+def _weigh(units: list[_Unit]) -> tuple[dict[str, int], dict[str, float]]:
+    df: dict[str, int] = {}
+    for unit in units:
+        for token in unit.tokens:
+            df[token] = df.get(token, 0) + 1
+    n = len(units)
+    idf = {token: math.log(1.0 + n / count) for token, count in df.items()}
+    for unit in units:
+        unit.weights = {t: idf[t] for t in unit.tokens}
+        unit.norm = math.sqrt(sum(w * w for w in unit.weights.values())) or 1.0
+    return df, idf
+
+
+def _cosine(a: _Unit, b: _Unit) -> float:
+    small, large = (a, b) if len(a.weights) <= len(b.weights) else (b, a)
+    dot = sum(w * w for t, w in small.weights.items() if t in large.weights)
+    return dot / (a.norm * b.norm)
+
+
+def _pairs(
+    units: list[_Unit], df: dict[str, int], check: Callable[[], None] | None
+) -> tuple[dict[int, list[tuple[int, float]]], dict[int, list[tuple[int, float]]]]:
+    """Same-stance neighbours and opposite-stance neighbours of every unit, across sources.
+
+    Dot products are accumulated through an inverted index of the rarer
+    tokens; the common ones (in more than 1 of 20 sentences) can add at most
+    the smaller of the two sentences' common weight, which bounds the cosine,
+    so only pairs that could reach a threshold get an exact cosine.
+    """
+    cap = max(30, len(units) // 20)
+    postings: dict[str, list[int]] = {}
+    common: list[float] = []
+    for i, unit in enumerate(units):
+        weight = 0.0
+        for token, w in unit.weights.items():
+            if df[token] <= cap:
+                postings.setdefault(token, []).append(i)
+            else:
+                weight += w * w
+        common.append(weight)
+    floor = min(AGREE_THRESHOLD, CONTRADICT_THRESHOLD)
+    agree: dict[int, list[tuple[int, float]]] = {}
+    oppose: dict[int, list[tuple[int, float]]] = {}
+    for i, unit in enumerate(units):
+        if check is not None and i % 256 == 0:
+            check()
+        partial: dict[int, float] = {}
+        for token, w in unit.weights.items():
+            for j in postings.get(token, ()):
+                if j > i:
+                    partial[j] = partial.get(j, 0.0) + w * w
+        for j in sorted(partial):
+            other = units[j]
+            if other.source_index == unit.source_index:
+                continue
+            scale = unit.norm * other.norm
+            estimate = partial[j] / scale
+            unit.centrality += estimate
+            other.centrality += estimate
+            if (partial[j] + min(common[i], common[j])) / scale < floor:
+                continue
+            sim = _cosine(unit, other)
+            if other.stance == unit.stance:
+                if sim >= AGREE_THRESHOLD:
+                    agree.setdefault(i, []).append((j, sim))
+                    agree.setdefault(j, []).append((i, sim))
+            elif sim >= CONTRADICT_THRESHOLD:
+                oppose.setdefault(i, []).append((j, sim))
+                oppose.setdefault(j, []).append((i, sim))
+    return agree, oppose
+
+
+@dataclass
+class _Cluster:
+    leader: int
+    members: list[int]
+    sources: list[int]
+    contradicted_by: list[int]
+    relevance: float
+
+
+def _theme_words(findings: list[tuple[_Cluster, set[str]]], df: dict[str, int], query: set[str]) -> list[str]:
+    """One keyword per finding, chosen greedily so that findings sharing a keyword share a theme.
+
+    Among equally covering words the one found in more sentences wins: topic
+    words ("entity", "murmur") make better headings than rare adjectives.
+    """
+    themes = [""] * len(findings)
+    open_ = set(range(len(findings)))
+    candidates = [tokens - query - _GENERIC_THEMES for _, tokens in findings]
+    while open_:
+        cover: dict[str, int] = {}
+        for k in open_:
+            for token in candidates[k]:
+                if not token[0].isdigit():
+                    cover[token] = cover.get(token, 0) + 1
+        if not cover:
+            break
+        best = min(cover, key=lambda t: (-cover[t], -df.get(t, 0), t))
+        if cover[best] < 2:
+            break
+        for k in sorted(open_):
+            if best in candidates[k]:
+                themes[k] = best
+                open_.discard(k)
+    for k in open_:
+        ranked = sorted((t for t in candidates[k] if not t[0].isdigit()), key=lambda t: (-df.get(t, 0), t))
+        themes[k] = ranked[0] if ranked else ""
+    return themes
+
+
+def _surface(stem: str, surfaces: dict[str, dict[str, int]]) -> str:
+    counts = surfaces.get(stem)
+    if not counts:
+        return stem
+    return min(counts, key=lambda w: (-counts[w], len(w), w))
+
+
+def cross_reference(
+    sources: Sequence[Source],
+    query: str = "",
+    max_findings: int = MAX_FINDINGS,
+    check: Callable[[], None] | None = None,
+) -> list[Finding]:
+    """Group the sources' claims into findings, best supported first.
+
+    Each finding's ``claim`` is its most central sentence, ``sources`` the
+    distinct sources that state it (in ``sources`` order), ``agreement_count``
+    their number, ``contradicted_by`` the sources stating the opposite, and
+    ``theme`` a keyword shared with related findings. Sources that agree with
+    nobody contribute at most one single-source finding each (their most
+    central claim), so one long abstract cannot fill the list. ``check`` is
+    called between chunks of work (cancellation).
+    """
+    surfaces: dict[str, dict[str, int]] = {}
+    units = _units(sources, surfaces)
+    if not units:
+        return []
+    df, idf = _weigh(units)
+    agree, oppose = _pairs(units, df, check)
+    query_tokens = set(content_tokens(query))
+
+    def relevance(unit: _Unit) -> float:
+        if not query_tokens:
+            return 0.0
+        return sum(idf.get(t, 0.0) for t in query_tokens if t in unit.weights)
+
+    def support(i: int) -> int:
+        return len({units[j].source_index for j, _ in agree.get(i, ())})
+
+    order = sorted(
+        range(len(units)),
+        key=lambda i: (-support(i), -relevance(units[i]), -units[i].centrality, units[i].source_index, units[i].position),
+    )
+    assigned: set[int] = set()
+    clusters: list[_Cluster] = []
+    singles_taken: set[int] = set()
+    for i in order:
+        if i in assigned:
+            continue
+        unit = units[i]
+        members = [i] + sorted(j for j, _ in agree.get(i, ()) if j not in assigned)
+        member_sources = sorted({units[j].source_index for j in members})
+        if len(member_sources) == 1:
+            if unit.source_index in singles_taken:
+                continue
+            singles_taken.add(unit.source_index)
+        assigned.update(members)
+        against = sorted({units[j].source_index for j, _ in oppose.get(i, ())} - set(member_sources))
+        clusters.append(_Cluster(i, members, member_sources, against, relevance(unit)))
+    if check is not None:
+        check()
+
+    clusters.sort(
+        key=lambda c: (-len(c.sources), -c.relevance, -units[c.leader].centrality, c.sources[0], units[c.leader].position)
+    )
+    chosen = clusters[:max_findings]
+    token_sets = [(c, {t for j in c.members for t in units[j].tokens}) for c in chosen]
+    themes = _theme_words(token_sets, df, query_tokens)
+    findings = []
+    for cluster, theme in zip(chosen, themes):
+        findings.append(
+            Finding(
+                claim=_shorten(units[cluster.leader].text),
+                sources=[sources[k].source_id for k in cluster.sources],
+                agreement_count=len(cluster.sources),
+                contradicted_by=[sources[k].source_id for k in cluster.contradicted_by],
+                theme=_surface(theme, surfaces) if theme else "",
+            )
+        )
+    return findings
+
+
+def sources_with_claims(sources: Iterable[Source]) -> set[str]:
+    """Ids of the sources whose snippet makes at least one claim (so agreement was measurable)."""
+    return {s.source_id for s in sources if claim_sentences(s.content_snippet)}
