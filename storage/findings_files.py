@@ -32,12 +32,8 @@ def is_temp_name(name: str) -> bool:
     return name.startswith(".") and name.endswith(TMP_SUFFIX)
 
 
-def stage_json(path: Path, data: Any) -> Path:
-    """Write ``data`` durably to a temporary sibling of ``path`` and return that temporary path."""
-    try:
-        payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    except (TypeError, ValueError) as exc:
-        raise StorageError(f"cannot serialise {path.name}: {exc}") from exc
+def _stage_bytes(path: Path, payload: bytes) -> Path:
+    """Write ``payload`` to a fresh temporary sibling of ``path`` and fsync it; OSError on failure."""
     tmp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}{TMP_SUFFIX}")
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
@@ -49,10 +45,22 @@ def stage_json(path: Path, data: Any) -> Path:
             os.fsync(fd)
         finally:
             os.close(fd)
-    except OSError as exc:
+    except OSError:
         discard(tmp)
-        raise StorageError(f"cannot write {path}: {_reason(exc)}") from exc
+        raise
     return tmp
+
+
+def stage_json(path: Path, data: Any) -> Path:
+    """Write ``data`` durably to a temporary sibling of ``path`` and return that temporary path."""
+    try:
+        payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    except (TypeError, ValueError) as exc:
+        raise StorageError(f"cannot serialise {path.name}: {exc}") from exc
+    try:
+        return _stage_bytes(path, payload)
+    except OSError as exc:
+        raise StorageError(f"cannot write {path}: {_reason(exc)}") from exc
 
 
 def publish(tmp: Path, path: Path) -> None:
@@ -90,6 +98,18 @@ def fsync_dir(directory: Path) -> None:
 def write_json_atomic(path: Path, data: Any) -> None:
     """Replace ``path`` with ``data`` as JSON so readers see the old or the new file, never a partial one."""
     publish(stage_json(path, data), path)
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Replace a user-chosen file (an export) atomically; raises OSError so the caller can name the OS reason."""
+    path = Path(path)
+    tmp = _stage_bytes(path, text.encode("utf-8"))
+    try:
+        os.replace(tmp, path)
+    except OSError:
+        discard(tmp)
+        raise
+    fsync_dir(path.parent)
 
 
 def read_json(path: Path) -> Any:

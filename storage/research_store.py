@@ -232,6 +232,22 @@ def check_research_id(research_id: str) -> str:
     return research_id
 
 
+@dataclass
+class _Problem:
+    """One disagreement between the index and the findings folder, and how to fix it."""
+
+    action: str  # remove_temp, remove_tomb, restore_tomb, index_orphan, reindex, quarantine, drop_row, prune
+    name: str  # research id, file name or table
+    reason: str
+    path: Path | None = None
+    rows: _IndexRows | None = None
+
+    def describe(self) -> str:
+        if self.action == "prune":
+            return self.reason
+        return f"{self.name}: {self.reason}"
+
+
 # ---------------------------------------------------------------- the store
 
 
@@ -241,13 +257,14 @@ class ResearchStore:
     def __init__(self, home: Path) -> None:
         self.home = Path(home)
         self.findings_dir = self.home / FINDINGS_DIR
+        # The findings folder is made on the first save, so read-only commands leave no empty folders.
         try:
-            self.findings_dir.mkdir(parents=True, exist_ok=True)
+            self.home.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StorageError(f"cannot write to {self.home}: {exc.strerror or exc}") from exc
-        for folder in (self.home, self.findings_dir):
-            if not os.access(folder, os.W_OK | os.X_OK):
-                raise StorageError(f"cannot write to {self.home}: {folder} is not writable")
+        for folder in (self.home, self.home / FINDINGS_DIR.parent, self.findings_dir):
+            if folder.exists() and not (folder.is_dir() and os.access(folder, os.W_OK | os.X_OK)):
+                raise StorageError(f"cannot write to {self.home}: {folder} is not a writable folder")
         try:
             self._write = connect(self.home / DB_NAME)
             self._read = connect(self.home / DB_NAME)
@@ -256,7 +273,7 @@ class ResearchStore:
         self._write_lock = threading.Lock()
         self._read_lock = threading.Lock()
         try:
-            self._reconcile(report_invalid=False)
+            self._reconcile_on_open()
         except (sqlite3.Error, OSError) as exc:
             self.close()
             raise StorageError(f"cannot open the research index in {self.home}: {exc}") from exc
@@ -285,6 +302,10 @@ class ResearchStore:
         research_id = check_research_id(doc.get("research_id"))
         path = self.path_for(research_id)
         rows = _index_rows(doc, self._rel_path(research_id))
+        try:
+            self.findings_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StorageError(f"cannot write to {self.home}: {exc.strerror or exc}") from exc
         tmp = stage_json(path, doc)
         with self._write_lock:
             try:
@@ -456,6 +477,8 @@ class ResearchStore:
         ids: set[str] = set()
         tombs: list[Path] = []
         temps: list[Path] = []
+        if not self.findings_dir.is_dir():
+            return ids, tombs, temps
         with os.scandir(self.findings_dir) as entries:
             for entry in entries:
                 name = entry.name
@@ -467,104 +490,65 @@ class ResearchStore:
                     ids.add(name[: -len(".json")])
         return ids, tombs, temps
 
-    def _known_ids(self) -> set[str]:
-        return {row[0] for row in self._write.execute("SELECT research_id FROM research_findings")}
+    def _read_valid(self, path: Path, research_id: str) -> tuple[dict[str, Any] | None, str]:
+        """The document in ``path`` if it is a loadable research ``research_id``, else why not."""
+        try:
+            doc = read_json(path)
+        except StorageError as exc:
+            return None, str(exc)
+        reason = _validate(doc, research_id)
+        return (doc, "") if reason is None else (None, reason)
 
-    def _reconcile(self, report_invalid: bool) -> list[str]:
-        """Index JSON files that have no row and settle tombstones of interrupted deletes.
+    def _find_problems(self, conn: sqlite3.Connection, *, full: bool) -> list[_Problem]:
+        """Where the index and the findings folder disagree.
 
-        Runs on open (quietly: invalid orphans are left for ``repair``) and from
-        ``repair`` (which moves invalid orphans aside and reports them).
+        ``full=False`` (on open) looks only at files without rows and tombstones,
+        which costs one directory listing; ``full=True`` (check, repair) also reads
+        every file, compares every row and looks for leftovers.
         """
-        ids, tombs, _ = self._scan()
-        if not ids and not tombs:
-            return []
-        with self._write_lock:
-            if not tombs and not (ids - self._known_ids()):
-                return []
-            notes: list[str] = []
-            self._write.execute("BEGIN IMMEDIATE")
-            try:
-                known = self._known_ids()  # again, under the lock: another process may have saved meanwhile
-                for tomb in tombs:
-                    target = tomb.with_name(tomb.name[: -len(TOMBSTONE_SUFFIX)])
-                    research_id = target.name[: -len(".json")]
-                    if research_id in known and not target.exists():
-                        _move(tomb, target)
-                        notes.append(f"restored {target.name}: its delete was interrupted before it committed")
-                    else:
-                        discard(tomb)
-                        notes.append(f"removed {tomb.name}: leftover of a finished delete")
-                for research_id in sorted(self._scan()[0] - known):
-                    path = self.findings_dir / f"{research_id}.json"
-                    try:
-                        doc = read_json(path)
-                        reason = _validate(doc, research_id)
-                    except StorageError as exc:
-                        reason = str(exc)
-                    if reason is None:
-                        self._put_rows(research_id, _index_rows(doc, self._rel_path(research_id)))
-                        notes.append(f"re-indexed {research_id}: its JSON file had no index row")
-                    elif report_invalid:
-                        _move(path, path.with_name(path.name + CORRUPT_SUFFIX))
-                        notes.append(f"moved {path.name} aside to {path.name}{CORRUPT_SUFFIX}: {reason}")
-                self._write.execute("COMMIT")
-            except BaseException:
-                self._rollback()
-                raise
-        return notes
+        ids, tombs, temps = self._scan()
+        problems: list[_Problem] = []
+        if full:
+            cutoff = time.time() - STALE_TEMP_SECONDS
+            for temp in temps:
+                try:
+                    if temp.stat().st_mtime < cutoff:
+                        problems.append(_Problem("remove_temp", temp.name, "an interrupted write", temp))
+                except OSError:
+                    continue
+        known = {row[0] for row in conn.execute("SELECT research_id FROM research_findings")}
+        for tomb in tombs:
+            target = tomb.with_name(tomb.name[: -len(TOMBSTONE_SUFFIX)])
+            if target.name[: -len(".json")] in known and not target.exists():
+                problems.append(_Problem("restore_tomb", target.name, "its delete was interrupted before it committed", tomb))
+            else:
+                problems.append(_Problem("remove_tomb", tomb.name, "leftover of a finished delete", tomb))
+        if full:
+            problems.extend(self._row_problems(conn))
+        for research_id in sorted(ids - known):
+            path = self.findings_dir / f"{research_id}.json"
+            doc, reason = self._read_valid(path, research_id)
+            if doc is not None:
+                rows = _index_rows(doc, self._rel_path(research_id))
+                problems.append(_Problem("index_orphan", research_id, "its JSON file had no index row", path, rows))
+            elif full:
+                problems.append(_Problem("quarantine", path.name, reason, path))
+        if full:
+            problems.extend(self._leftover_row_problems(conn))
+        return problems
 
-    def repair(self) -> list[str]:
-        """Make the index agree with the JSON files; one line per change (for ``zorora doctor --repair``).
-
-        Rows whose file is missing or unreadable are removed (an unreadable file is
-        kept as ``*.json.corrupt``), rows older than their file are re-indexed,
-        files without rows are indexed, and leftovers of interrupted writes go.
-        """
-        notes: list[str] = []
-        cutoff = time.time() - STALE_TEMP_SECONDS
-        for temp in self._scan()[2]:
-            try:
-                if temp.stat().st_mtime < cutoff:
-                    temp.unlink()
-                    notes.append(f"removed {temp.name}: an interrupted write")
-            except OSError:
-                continue
-        with self._write_lock:
-            self._write.execute("BEGIN IMMEDIATE")
-            try:
-                notes.extend(self._repair_rows())
-                self._write.execute("COMMIT")
-            except BaseException:
-                self._rollback()
-                raise
-        notes.extend(self._reconcile(report_invalid=True))
-        return notes
-
-    def _repair_rows(self) -> list[str]:
-        conn = self._write
-        notes: list[str] = []
+    def _row_problems(self, conn: sqlite3.Connection) -> list[_Problem]:
+        problems: list[_Problem] = []
         source_counts = dict(conn.execute("SELECT research_id, COUNT(*) FROM sources GROUP BY research_id"))
         citation_counts = dict(conn.execute("SELECT research_id, COUNT(*) FROM citations GROUP BY research_id"))
         fts_ids = dict(conn.execute("SELECT rowid, research_id FROM research_fts"))
-        rows = conn.execute(
-            f"SELECT rowid, research_id, {', '.join(_FINDING_COLUMNS)} FROM research_findings"
-        ).fetchall()
+        rows = conn.execute(f"SELECT rowid, research_id, {', '.join(_FINDING_COLUMNS)} FROM research_findings").fetchall()
         for row in rows:
             rowid, research_id = row[0], row[1]
             path = self._resolve(row["file_path"])
-            try:
-                doc = read_json(path)
-                reason = _validate(doc, research_id)
-            except StorageError as exc:
-                doc, reason = None, str(exc)
-            if reason is not None:
-                # Chat and feedback stay: they come back if the user restores the file.
-                self._drop_rows(research_id, forget_chat=False)
-                kept = ""
-                if path.exists() and _move(path, path.with_name(path.name + CORRUPT_SUFFIX)):
-                    kept = f" (file kept as {path.name}{CORRUPT_SUFFIX})"
-                notes.append(f"removed {research_id} from the index: {reason}{kept}")
+            doc, reason = self._read_valid(path, research_id)
+            if doc is None:
+                problems.append(_Problem("drop_row", research_id, reason, path))
                 continue
             expected = _index_rows(doc, self._rel_path(research_id))
             fresh = (
@@ -574,22 +558,88 @@ class ResearchStore:
                 and fts_ids.get(rowid) == research_id
             )
             if not fresh:
-                self._put_rows(research_id, expected)
-                notes.append(f"re-indexed {research_id}: its index rows were out of date")
-        # Full-text rows whose research is gone (the index has nothing else pointing at them).
-        orphans = conn.execute(
-            "SELECT rowid FROM research_fts WHERE rowid NOT IN (SELECT rowid FROM research_findings)"
-        ).fetchall()
-        if orphans:
-            conn.executemany("DELETE FROM research_fts WHERE rowid = ?", [(r[0],) for r in orphans])
-            notes.append(f"removed {len(orphans)} full-text row(s) of research no longer indexed")
+                problems.append(_Problem("reindex", research_id, "its index rows were out of date", path, expected))
+        return problems
+
+    def _leftover_row_problems(self, conn: sqlite3.Connection) -> list[_Problem]:
+        problems: list[_Problem] = []
+        fts = conn.execute(
+            "SELECT COUNT(*) FROM research_fts WHERE rowid NOT IN (SELECT rowid FROM research_findings)"
+        ).fetchone()[0]
+        if fts:
+            problems.append(_Problem("prune", "research_fts", f"{fts} full-text row(s) of research no longer indexed"))
         for table in ("sources", "citations"):
-            gone = conn.execute(
-                f"DELETE FROM {table} WHERE research_id NOT IN (SELECT research_id FROM research_findings)"
-            ).rowcount
-            if gone:
-                notes.append(f"removed {gone} {table} row(s) of research no longer indexed")
+            count = conn.execute(
+                f"SELECT COUNT(*) FROM {table} WHERE research_id NOT IN (SELECT research_id FROM research_findings)"
+            ).fetchone()[0]
+            if count:
+                problems.append(_Problem("prune", table, f"{count} {table} row(s) of research no longer indexed"))
+        return problems
+
+    def _fix(self, problem: _Problem) -> str:
+        """Apply one repair; the caller holds an open write transaction. Returns what was done."""
+        action, name, reason, path = problem.action, problem.name, problem.reason, problem.path
+        if action == "remove_temp" or action == "remove_tomb":
+            discard(path)
+            return f"removed {name}: {reason}"
+        if action == "restore_tomb":
+            _move(path, path.with_name(name))
+            return f"restored {name}: {reason}"
+        if action in ("index_orphan", "reindex"):
+            self._put_rows(name, problem.rows)
+            return f"re-indexed {name}: {reason}"
+        if action == "quarantine":
+            _move(path, path.with_name(name + CORRUPT_SUFFIX))
+            return f"moved {name} aside to {name}{CORRUPT_SUFFIX}: {reason}"
+        if action == "drop_row":
+            # Chat and feedback stay: they come back if the user restores the file.
+            self._drop_rows(name, forget_chat=False)
+            kept = ""
+            if path.exists() and _move(path, path.with_name(path.name + CORRUPT_SUFFIX)):
+                kept = f" (file kept as {path.name}{CORRUPT_SUFFIX})"
+            return f"removed {name} from the index: {reason}{kept}"
+        if name == "research_fts":
+            self._write.execute("DELETE FROM research_fts WHERE rowid NOT IN (SELECT rowid FROM research_findings)")
+        else:
+            self._write.execute(f"DELETE FROM {name} WHERE research_id NOT IN (SELECT research_id FROM research_findings)")
+        return f"removed {reason}"
+
+    def _fix_all(self, *, full: bool) -> list[str]:
+        """Find and fix problems in one write transaction, so no other writer interleaves."""
+        self._write.execute("BEGIN IMMEDIATE")
+        try:
+            notes = [self._fix(problem) for problem in self._find_problems(self._write, full=full)]
+            self._write.execute("COMMIT")
+        except BaseException:
+            self._rollback()
+            raise
         return notes
+
+    def _reconcile_on_open(self) -> None:
+        """Index JSON files left without a row and settle interrupted deletes; cheap when there are none."""
+        ids, tombs, _ = self._scan()
+        if not ids and not tombs:
+            return
+        with self._write_lock:
+            known = {row[0] for row in self._write.execute("SELECT research_id FROM research_findings")}
+            if tombs or not ids <= known:
+                self._fix_all(full=False)
+
+    def check(self) -> list[str]:
+        """What ``repair()`` would change, one line each, changing nothing (``zorora doctor``)."""
+        with self._read_lock:
+            return [problem.describe() for problem in self._find_problems(self._read, full=True)]
+
+    def repair(self) -> list[str]:
+        """Make the index agree with the JSON files; one line per change (``zorora doctor --repair``).
+
+        Rows whose file is missing or unreadable are removed (an unreadable file is
+        kept as ``*.json.corrupt``), rows older than their file are re-indexed,
+        files without rows are indexed (unloadable ones moved aside), interrupted
+        deletes are settled and leftovers of interrupted writes go.
+        """
+        with self._write_lock:
+            return self._fix_all(full=True)
 
     # ------------------------------------------------------------ lifetime
 

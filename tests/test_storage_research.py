@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from zorora_tui.pipeline.models import Finding, ResearchState, Source, SourceHealth
 from zorora_tui.storage.chat import append_chat_turn, feedback_for, load_chat_thread, set_feedback, thread_key_for
-from zorora_tui.storage.findings_files import StorageError, read_json, write_json_atomic
+from zorora_tui.storage.findings_files import StorageError, read_json, write_json_atomic, write_text_atomic
 from zorora_tui.storage.research_store import ResearchStore, UnknownResearch, fts_query
 
 from .conftest import fixture_path
@@ -216,6 +216,14 @@ def test_delete_removes_rows_file_chat_and_feedback(store: ResearchStore, zhome:
         store.delete(gone.research_id)
 
 
+def test_reading_creates_no_folders(zhome: Path) -> None:
+    with ResearchStore(zhome) as store:
+        assert store.search("anything") == [] and store.count() == 0 and store.repair() == []
+        with pytest.raises(UnknownResearch):
+            store.load("nothing_here")
+    assert sorted(p.name for p in zhome.iterdir() if not p.name.startswith("zorora.db")) == []
+
+
 def test_unknown_research_id(store: ResearchStore) -> None:
     with pytest.raises(UnknownResearch) as info:
         store.load("no_such_research")
@@ -271,12 +279,19 @@ def test_missing_or_corrupt_file_is_a_storage_error_and_repair_removes_it(store:
     with pytest.raises(StorageError, match=r"is not valid JSON: .* at line 1 column \d+"):
         store.load(broken.research_id)
 
+    problems = store.check()
+    assert len(problems) == 2
+    assert problems[0] == f"{lost.research_id}: {findings / lost.research_id}.json is missing"
+    assert problems[1].startswith(f"{broken.research_id}: {findings / broken.research_id}.json is not valid JSON: ")
+    assert store.count() == 3  # check() changes nothing
+
     notes = store.repair()
     assert len(notes) == 2
     assert notes[0].startswith(f"removed {lost.research_id} from the index: ") and notes[0].endswith("is missing")
     assert notes[1].startswith(f"removed {broken.research_id} from the index: ")
     assert notes[1].endswith(f"(file kept as {broken.research_id}.json.corrupt)")
     assert [s.query for s in store.search()] == ["fine"]
+    assert store.check() == []
     assert rows(zhome, "SELECT COUNT(*) FROM sources") == [(2,)]
     assert (findings / f"{broken.research_id}.json.corrupt").exists()
     assert store.repair() == []
@@ -305,6 +320,7 @@ def test_repair_refreshes_rows_older_than_their_file(store: ResearchStore, zhome
     # What a crash between publishing the file and committing the rows leaves behind.
     write_json_atomic(store.path_for(state.research_id), newer.to_dict())
     assert store.load(state.research_id).total_sources == 20
+    assert store.check() == [f"{state.research_id}: its index rows were out of date"]
     assert store.repair() == [f"re-indexed {state.research_id}: its index rows were out of date"]
     assert rows(zhome, "SELECT total_sources FROM research_findings") == [(20,)]
     assert rows(zhome, "SELECT COUNT(*) FROM sources") == [(20,)]
@@ -352,6 +368,7 @@ def test_worker_thread_saves_while_ui_thread_searches(store: ResearchStore) -> N
 
 def test_bulk_index_requires_the_files(store: ResearchStore) -> None:
     docs = [openalex_state(f"bulk {i}", T0 + timedelta(minutes=i), limit=3).to_dict() for i in range(3)]
+    store.findings_dir.mkdir(parents=True)
     for doc in docs[:2]:
         write_json_atomic(store.path_for(doc["research_id"]), doc)
     with pytest.raises(StorageError, match="does not exist"):
@@ -378,3 +395,16 @@ def test_findings_files_read_errors(tmp_path: Path) -> None:
     with pytest.raises(StorageError, match="cannot serialise"):
         write_json_atomic(tmp_path / "bad.json", {"x": object()})
     assert sorted(p.name for p in tmp_path.iterdir()) == ["doc.json"]
+
+
+def test_write_text_atomic_for_exports(tmp_path: Path) -> None:
+    target = tmp_path / "export.md"
+    write_text_atomic(target, "# Résumé\n")
+    write_text_atomic(target, "# Second\n")
+    assert target.read_text("utf-8") == "# Second\n"
+    (tmp_path / "folder").mkdir()
+    with pytest.raises(IsADirectoryError):
+        write_text_atomic(tmp_path / "folder", "x")
+    with pytest.raises(FileNotFoundError):
+        write_text_atomic(tmp_path / "missing" / "x.md", "x")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["export.md", "folder"]
