@@ -237,6 +237,7 @@ async def test_stopped_answer_keeps_what_was_streamed_marked_and_saved(
         # The question is already in the database while the answer streams.
         assert db_rows(home, "SELECT role, content FROM research_chat_history") == [("user", QUESTION)]
         assert not chat.ask("a second question meanwhile")
+        assert not chat.ask("x" * 2001)
         await pilot.press("escape")
         await wait_for(pilot, lambda: not chat.answering)
         answer = chat.messages[-1]

@@ -43,12 +43,17 @@ class Harness(App[None]):
         super().__init__()
         self.store = store
         self.result: str | None = "not dismissed"
+        self.deleted: list[str] = []
 
     def on_mount(self) -> None:
         self.push_screen(HistoryScreen(self.store), self._dismissed)
 
     def _dismissed(self, research_id: str | None) -> None:
         self.result = research_id
+
+    def on_history_screen_deleted(self, message: HistoryScreen.Deleted) -> None:
+        if not message.error:
+            self.deleted.append(message.research_id)
 
 
 async def wait_for(pilot: Pilot[None], condition: Callable[[], bool], timeout: float = 3.0) -> None:
@@ -174,6 +179,8 @@ async def test_delete_asks_first_and_removes_the_research(zhome: Path) -> None:
         await pilot.press("y")
         await wait_for(pilot, lambda: len(screen.summaries) == 2)
         assert [s.research_id for s in screen.summaries] == [ids[2], ids[0]]
+        assert screen.deleted == [ids[1]]
+        assert app.deleted == [ids[1]]  # the app hears of it (to close it if it is open)
     assert store.count() == 2
     assert [s.research_id for s in store.search(None)] == [ids[2], ids[0]]
     store.close()

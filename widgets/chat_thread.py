@@ -443,6 +443,9 @@ class ChatThread(Widget):
         question = question.strip()
         if not question:
             return False
+        if len(question) > MAX_QUESTION_CHARS:
+            self.notify(f"A question can have at most {MAX_QUESTION_CHARS} characters.", severity="warning")
+            return False
         if self.state is None or self._log is None:
             self.notify("Open a research first.", severity="warning")
             return False

@@ -142,7 +142,7 @@ class HistoryScreen(Screen[str | None]):
         Binding("down", "into_list", "To list", show=False, id="history.into_list"),
     ]
 
-    class Results(Message):
+    class Results(Message, bubble=False):
         """Search results from the worker; ``serial`` drops answers to superseded searches."""
 
         def __init__(self, serial: int, text: str, summaries: list[ResearchSummary], error: str) -> None:
@@ -153,7 +153,10 @@ class HistoryScreen(Screen[str | None]):
             self.error = error
 
     class Deleted(Message):
-        """A delete finished in the worker; ``error`` is a one-line reason when it failed."""
+        """A delete finished (``error`` is a one-line reason when it failed).
+
+        It bubbles to the app, which should close the research if it is the one on screen.
+        """
 
         def __init__(self, research_id: str, error: str) -> None:
             super().__init__()
@@ -171,6 +174,7 @@ class HistoryScreen(Screen[str | None]):
         self._query_width = 40
         self._open_when_current = False  # Enter pressed before the search for the typed text returned
         self.loaded = False  # True once the first search has been shown
+        self.deleted: list[str] = []  # research ids deleted while the screen was open
 
     def compose(self) -> ComposeResult:
         yield Static("History", id="history-title")
@@ -337,5 +341,6 @@ class HistoryScreen(Screen[str | None]):
         if message.error:
             self.notify(f"Could not delete: {message.error}", severity="error", markup=False)
         else:
+            self.deleted.append(message.research_id)
             self.notify("Research deleted", timeout=2)
         self._search(self.query_one("#history-filter", Input).value)
