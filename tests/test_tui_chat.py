@@ -18,7 +18,7 @@ from zorora_tui.pipeline.models import Finding, ResearchState, Source
 from zorora_tui.storage.chat import load_chat_thread, set_feedback, thread_key_for
 from zorora_tui.storage.db import DB_NAME, connect
 from zorora_tui.storage.research_store import ResearchStore
-from zorora_tui.widgets.chat_thread import ChatMessage, ChatThread, saved_answer
+from zorora_tui.widgets.chat_thread import ChatThread, saved_answer
 
 QUESTION = "What error rate do surface codes tolerate?"
 

@@ -36,7 +36,7 @@ from textual.widgets.markdown import MarkdownStream
 from ..pipeline.chat import answer
 from ..pipeline.models import ResearchState
 from ..pipeline.settings import Settings
-from ..storage.chat import append_chat_turn, feedback_for, load_chat_thread, set_feedback, thread_key_for
+from ..storage.chat import ChatTurn, append_chat_turn, feedback_for, load_chat_thread, set_feedback, thread_key_for
 from ..storage.db import DB_NAME, connect
 from .safe_text import clean, one_line
 
@@ -71,7 +71,7 @@ class _ChatLog:
         self._conn = connect(home / DB_NAME)
         self._lock = threading.Lock()
 
-    def turns_and_ratings(self, research_id: str) -> tuple[list, dict[str, str]]:
+    def turns_and_ratings(self, research_id: str) -> tuple[list[ChatTurn], dict[str, str]]:
         with self._lock:
             return (
                 load_chat_thread(self._conn, thread_key_for(research_id)),
