@@ -29,6 +29,7 @@ MAX_FINDINGS = 50
 MIN_WORDS, MAX_WORDS = 6, 120
 MIN_CONTENT_TOKENS = 4
 MAX_CLAIM_CHARS = 400
+MAX_CANDIDATES = 400  # comparisons per sentence; only reached when everything resembles everything
 
 ABBREVIATIONS = frozenset(
     """al e.g i.e cf vs viz fig figs eq eqs no nos vol pp approx ca dr mr mrs ms prof st inc ltd co corp
@@ -271,6 +272,7 @@ class _Unit:
     text: str
     tokens: tuple[str, ...]
     stance: int
+    numbers: frozenset[str] = frozenset()
     weights: dict[str, float] = field(default_factory=dict)
     norm: float = 0.0
     centrality: float = 0.0
@@ -287,7 +289,8 @@ def _units(sources: Sequence[Source], surfaces: dict[str, dict[str, int]]) -> li
     units = []
     for index, source in enumerate(sources):
         for position, (sentence, info) in enumerate(_analysed_claims(source.content_snippet)):
-            units.append(_Unit(index, position, sentence, info.tokens, info.stance))
+            numbers = frozenset(t for t in info.tokens if t[0].isdigit())
+            units.append(_Unit(index, position, sentence, info.tokens, info.stance, numbers))
             for stem, word in info.surfaces:
                 counts = surfaces.setdefault(stem, {})
                 counts[word] = counts.get(word, 0) + 1
@@ -313,49 +316,66 @@ def _cosine(a: _Unit, b: _Unit) -> float:
     return dot / (a.norm * b.norm)
 
 
+def _prefix(unit: _Unit, df: dict[str, int], floor: float) -> list[str]:
+    """The unit's rarest tokens, up to where the rest weighs too little to reach ``floor`` on its own.
+
+    With tokens in one global order (rarest first), two units whose prefixes
+    share no token can only share tokens from one unit's remainder, and if
+    that remainder holds less than floor² of the unit's squared weight their
+    cosine is below ``floor`` (Cauchy-Schwarz). So comparing only units with a
+    common prefix token misses no pair above the threshold.
+    """
+    ordered = sorted(unit.weights, key=lambda t: (df[t], t))
+    remaining = unit.norm * unit.norm
+    limit = floor * floor * remaining
+    prefix = []
+    for token in ordered:
+        prefix.append(token)
+        remaining -= unit.weights[token] ** 2
+        if remaining < limit:
+            break
+    return prefix
+
+
 def _pairs(
     units: list[_Unit], df: dict[str, int], check: Callable[[], None] | None
 ) -> tuple[dict[int, list[tuple[int, float]]], dict[int, list[tuple[int, float]]]]:
     """Same-stance neighbours and opposite-stance neighbours of every unit, across sources.
 
-    Dot products are accumulated through an inverted index of the rarer
-    tokens; the common ones (in more than 1 of 20 sentences) can add at most
-    the smaller of the two sentences' common weight, which bounds the cosine,
-    so only pairs that could reach a threshold get an exact cosine.
+    Candidate pairs come from an inverted index of each unit's prefix (see
+    ``_prefix``), which is exact for the thresholds and far from quadratic:
+    prefixes are made of the rarest tokens.
     """
-    cap = max(30, len(units) // 20)
-    postings: dict[str, list[int]] = {}
-    common: list[float] = []
-    for i, unit in enumerate(units):
-        weight = 0.0
-        for token, w in unit.weights.items():
-            if df[token] <= cap:
-                postings.setdefault(token, []).append(i)
-            else:
-                weight += w * w
-        common.append(weight)
     floor = min(AGREE_THRESHOLD, CONTRADICT_THRESHOLD)
+    prefixes = [_prefix(unit, df, floor) for unit in units]
+    postings: dict[str, list[int]] = {}
+    for i, prefix in enumerate(prefixes):
+        for token in prefix:
+            postings.setdefault(token, []).append(i)
     agree: dict[int, list[tuple[int, float]]] = {}
     oppose: dict[int, list[tuple[int, float]]] = {}
     for i, unit in enumerate(units):
         if check is not None and i % 256 == 0:
             check()
-        partial: dict[int, float] = {}
-        for token, w in unit.weights.items():
-            for j in postings.get(token, ()):
-                if j > i:
-                    partial[j] = partial.get(j, 0.0) + w * w
-        for j in sorted(partial):
+        shared: dict[int, int] = {}
+        for token in prefixes[i]:
+            for j in postings[token]:
+                if j > i and units[j].source_index != unit.source_index:
+                    shared[j] = shared.get(j, 0) + 1
+        candidates = sorted(shared)
+        if len(candidates) > MAX_CANDIDATES:
+            # A corpus where everything resembles everything: compare with the most alike only.
+            candidates = sorted(sorted(shared, key=lambda j: (-shared[j], j))[:MAX_CANDIDATES])
+        for j in candidates:
             other = units[j]
-            if other.source_index == unit.source_index:
-                continue
-            scale = unit.norm * other.norm
-            estimate = partial[j] / scale
-            unit.centrality += estimate
-            other.centrality += estimate
-            if (partial[j] + min(common[i], common[j])) / scale < floor:
-                continue
+            ratio = unit.norm / other.norm
+            if ratio < floor or ratio * floor > 1.0:
+                continue  # lengths too different: the cosine cannot reach the floor
+            if unit.numbers and other.numbers and unit.numbers.isdisjoint(other.numbers):
+                continue  # 20% in 2021 and 35% in 2023 are different claims, whatever the words
             sim = _cosine(unit, other)
+            unit.centrality += sim
+            other.centrality += sim
             if other.stance == unit.stance:
                 if sim >= AGREE_THRESHOLD:
                     agree.setdefault(i, []).append((j, sim))

@@ -192,6 +192,33 @@ def test_opposite_claims_are_flagged_as_contradictions():
     assert opposing.contradicted_by == [sources[0].source_id, sources[1].source_id]
 
 
+def test_different_figures_are_different_claims():
+    sources = _sources(
+        "Global solar photovoltaic capacity grew by 20% in 2021 across all regions. " + BACKGROUND[0],
+        "Global solar photovoltaic capacity grew by 20% in 2021 across all regions. " + BACKGROUND[1],
+        "Global solar photovoltaic capacity grew by 35% in 2019 across all regions. " + BACKGROUND[2],
+    )
+    findings = cross_reference(sources)
+    assert findings[0].sources == [sources[0].source_id, sources[1].source_id]
+    assert findings[0].contradicted_by == []
+    assert any(f.sources == [sources[2].source_id] and "35%" in f.claim for f in findings)
+
+
+def test_a_claim_made_of_common_words_is_still_found_everywhere():
+    # When the topic words are in most sentences, no token is rare; agreement must still be seen.
+    claim = "Solar photovoltaic capacity in Europe grew by 20 percent during 2023."
+    sources = _sources(
+        *(
+            f"{claim} Solar photovoltaic module factory number {i} in region {i % 7} reported output for "
+            f"customers {i * 3} and suppliers {i * 5}."
+            for i in range(80)
+        )
+    )
+    findings = cross_reference(sources, "solar")
+    assert findings[0].agreement_count == 80
+    assert findings[0].claim == claim
+
+
 def test_unrelated_claims_do_not_group():
     findings = cross_reference(_sources(*BACKGROUND))
     assert [f.agreement_count for f in findings] == [1, 1, 1, 1]
