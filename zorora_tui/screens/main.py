@@ -25,7 +25,7 @@ from textual.containers import Container
 from textual.events import DescendantFocus, Resize
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static, Tab, Tabs
+from textual.widgets import Footer, Tab, Tabs
 from textual.worker import Worker
 
 from ..messages import CheckpointSaved, EngineEvent, RunCrashed, RunEnded
@@ -40,6 +40,7 @@ from ..pipeline.events import (
     SynthesisChunk,
 )
 from ..pipeline.models import ResearchState, Source
+from ..widgets.chat_thread import ChatThread
 from ..widgets.graph_pane import GraphPane
 from ..widgets.memory_list import MemoryList, read_observations
 from ..widgets.phase_progress import PhaseProgress
@@ -117,13 +118,10 @@ class MainScreen(Screen[None]):
             yield PhaseProgress(id="progress", clock=self.zapp.clock)
             yield SynthesisView(id="synthesis")
             yield SourcesTable(id="sources")
-            yield self._chat_pane()
+            yield ChatThread(id="chat")
             yield MemoryList(id="memory")
             yield GraphPane(id="graph")
         yield Footer()
-
-    def _chat_pane(self) -> Widget:
-        return Static("Chat about a research appears here once one is open.", id="chat")
 
     def on_mount(self) -> None:
         for pane, (title, key) in PANES.items():
@@ -176,6 +174,10 @@ class MainScreen(Screen[None]):
     @property
     def memory(self) -> MemoryList:
         return self.query_one(MemoryList)
+
+    @property
+    def chat(self) -> ChatThread:
+        return self.query_one(ChatThread)
 
     def _activate(self, pane: str) -> None:
         """Make ``pane`` the visible one in the tabbed layout (a no-op look in the grid)."""
@@ -280,6 +282,7 @@ class MainScreen(Screen[None]):
         await self.synthesis.show("")
         self.sources_table.show_sources([])
         self.graph.show(None)
+        self.chat.close_research()
         self._set_counts()
         if self.narrow:
             self._activate("progress")
@@ -429,6 +432,11 @@ class MainScreen(Screen[None]):
         self._show_sources_and_graph(state)
         if set_query:
             self.query_bar.set_query(state.original_query)
+        store = self.zapp.store
+        if store is not None and saved:
+            self.chat.open_research(state, store)
+        else:
+            self.chat.close_research()
         self.sub_title = f"{state.research_id} · {state.status}"
 
     def _show_sources_and_graph(self, state: ResearchState) -> None:
