@@ -8,9 +8,11 @@ stemmed, weighted by IDF) have a high cosine similarity, and they contradict
 each other when the content overlaps but the stance differs (one is negated,
 or one says "increase" where the other says "decrease").
 
-Candidate pairs come from an inverted index over the tokens that are not
-common to most sentences, so the work is far from quadratic. Everything is
-deterministic: the same sources in the same order give the same findings.
+Candidate pairs come from an inverted index over each sentence's rarest
+tokens (prefix filtering, exact for the thresholds), so the work is far from
+quadratic; two sentences with different figures are never the same claim.
+Everything is deterministic: the same sources in the same order give the same
+findings.
 """
 
 from __future__ import annotations
