@@ -118,6 +118,23 @@ def test_retraction_notice_retracts() -> None:
     assert work.retraction_reason == "Retraction notice 10.1371/annotation/c76da2c1-ccb8-4797-94c1-359d3ceceeda (2012-05-08)"
 
 
+@pytest.mark.parametrize(
+    "update, reason",
+    [
+        ({"type": "withdrawal", "label": "Withdrawal", "DOI": None}, "Withdrawal"),
+        ({"type": "retraction"}, "Retraction"),
+        ({"type": ["retraction"], "label": "Retraction"}, ""),
+        ({"type": "expression_of_concern", "label": "Expression of concern"}, ""),
+        ("retraction", ""),
+    ],
+)
+def test_updated_by_variants(update: object, reason: str) -> None:
+    data = json.loads(fixture_bytes(ONE_ID))
+    data["message"]["updated-by"] = [update]
+    [work] = crossref.parse_works(data)
+    assert (work.is_retracted, work.retraction_reason) == (bool(reason), reason)
+
+
 def test_real_updated_by_objects_never_retract() -> None:
     works = crossref.parse_works(fixture_bytes(UPDATES))
     assert len(works) == 20

@@ -58,7 +58,8 @@ def test_esearch_errors(body: bytes, reason: str) -> None:
 
 
 def test_esearch_drops_ids_that_are_not_pmids() -> None:
-    assert pubmed.parse_esearch(b'{"esearchresult": {"idlist": ["123", "12;DROP", 5, "123", " 77 "]}}') == ["123", "77"]
+    body = '{"esearchresult": {"idlist": ["123", "12;DROP", 5, "123", " 77 ", "\u0661\u0662"]}}'.encode()
+    assert pubmed.parse_esearch(body) == ["123", "77"]  # Arabic-Indic digits are not a PMID
 
 
 def test_efetch_fifty_articles() -> None:

@@ -20,7 +20,7 @@ NAME = "arxiv"
 NS = {"atom": "http://www.w3.org/2005/Atom", "arxiv": "http://arxiv.org/schemas/atom"}
 MAX_RESULTS = 100
 
-_ARXIV_ID = re.compile(r"arxiv\.org/abs/(.+?)(?:v\d+)?$", re.IGNORECASE)
+_ARXIV_ID = re.compile(r"^https?://(?:export\.)?arxiv\.org/abs/([^\s?#]+?)(?:v\d+)?$", re.IGNORECASE)
 _OPERATORS = frozenset({"and", "or", "not", "andnot"})
 _QUERY_TERM = re.compile(r"\w(?:[\w-]*\w)?")  # a leading "-" would mean NOT
 
@@ -59,7 +59,7 @@ def parse_entry(entry: ET.Element) -> Source | None:
     doi = _text(entry.find("arxiv:doi", NS))
     if not title and not doi:
         return None
-    match = _ARXIV_ID.search(entry_id)
+    match = _ARXIV_ID.match(entry_id)
     published = _text(entry.find("atom:published", NS)) or _text(entry.find("atom:updated", NS))
     authors = [name for name in (_text(a.find("atom:name", NS)) for a in entry.findall("atom:author", NS)) if name]
     return Source.create(

@@ -26,7 +26,8 @@ DATE_FIELDS = ("published", "issued", "published-print", "published-online")
 _TAG = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
 # Paragraph-like tags separate words; inline ones (<i>, <sub>) must not split "H<sub>2</sub>O".
 _BLOCK_TAG = re.compile(r"</?(?:jats:)?(?:p|sec|list|list-item|br)\b[^<>]*>", re.IGNORECASE)
-_JATS_TITLE = re.compile(r"<(?:jats:)?title(?:\s[^<>]*)?>(.*?)</(?:jats:)?title>", re.IGNORECASE | re.DOTALL)
+# Bounded, so text full of unclosed <title> tags cannot make the search quadratic.
+_JATS_TITLE = re.compile(r"<(?:jats:)?title(?:\s[^<>]*)?>(.{0,300}?)</(?:jats:)?title>", re.IGNORECASE | re.DOTALL)
 
 
 def _list(value: Any) -> list[Any]:
@@ -88,7 +89,9 @@ def _authors(value: Any) -> list[str]:
 def retraction(work: dict[str, Any]) -> str:
     """The reason a work counts as retracted (from ``updated-by``), or '' when it does not."""
     for update in _list(work.get("updated-by")):
-        if not isinstance(update, dict) or update.get("type") not in RETRACTING_UPDATES:
+        if not isinstance(update, dict) or not isinstance(update.get("type"), str):
+            continue
+        if update["type"] not in RETRACTING_UPDATES:
             continue
         label = update.get("label") if isinstance(update.get("label"), str) else ""
         reason = label.strip() or str(update["type"]).capitalize()

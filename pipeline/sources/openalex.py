@@ -2,8 +2,8 @@
 
 ``parse_works`` accepts the raw body (bytes or str) or already-decoded JSON,
 either a list response (``{"meta", "results"}``) or one work object, and
-returns one Source per work that has a title or a DOI. References are kept as bare
-OpenAlex ids (``W123``) so phase 2 can fetch them with ``fetch_works``.
+returns one Source per work that has a title or a DOI. References are kept
+as bare OpenAlex ids (``W123``) so phase 2 can fetch them with ``fetch_works``.
 """
 
 from __future__ import annotations
@@ -108,8 +108,9 @@ def parse_work(work: Any) -> Source | None:
     external_ids = {"openalex": own_id} if own_id else {}
     ids = work.get("ids")
     pmid = ids.get("pmid") if isinstance(ids, dict) else None
-    if isinstance(pmid, str) and pmid.rstrip("/").rsplit("/", 1)[-1].isdigit():
-        external_ids["pmid"] = pmid.rstrip("/").rsplit("/", 1)[-1]
+    pmid = pmid.rstrip("/").rsplit("/", 1)[-1] if isinstance(pmid, str) else ""  # a pubmed.ncbi URL
+    if pmid.isascii() and pmid.isdigit():
+        external_ids["pmid"] = pmid
     references = [ref for ref in map(bare_work_id, _list(work.get("referenced_works"))) if ref]
     retracted = work.get("is_retracted") is True
     return Source.create(

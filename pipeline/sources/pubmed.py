@@ -26,8 +26,10 @@ TOOL = "zorora-tui"
 
 _MONTHS = {name: number for number, name in enumerate(
     ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"), start=1)}
-_MEDLINE_DATE = re.compile(r"(\d{4})(?:\s+([A-Za-z]{3}))?")
-_PMID = re.compile(r"^\d{1,12}$")
+_MEDLINE_DATE = re.compile(r"([0-9]{4})(?:\s+([A-Za-z]{3}))?")
+_YEAR = re.compile(r"[12][0-9]{3}")
+_NUMBER = re.compile(r"[0-9]{1,2}")
+_PMID = re.compile(r"[0-9]{1,12}")  # used with fullmatch: ASCII digits only
 
 
 def _parse_xml(raw: bytes | str, what: str) -> ET.Element:
@@ -50,7 +52,7 @@ def _text(element: ET.Element | None) -> str:
 
 
 def _pmids(values: list[Any]) -> list[str]:
-    ids = [value.strip() for value in values if isinstance(value, str) and _PMID.match(value.strip())]
+    ids = [value.strip() for value in values if isinstance(value, str) and _PMID.fullmatch(value.strip())]
     return list(dict.fromkeys(ids))
 
 
@@ -91,12 +93,12 @@ def _date(pub_date: ET.Element | None) -> str:
         if not match:
             return ""
         year, month, day = match.group(1), match.group(2) or "", ""
-    if not (len(year) == 4 and year.isdigit()):
+    if not _YEAR.fullmatch(year):
         return ""
-    number = int(month) if month.isdigit() else _MONTHS.get(month[:3].lower(), 0)
+    number = int(month) if _NUMBER.fullmatch(month) else _MONTHS.get(month[:3].lower(), 0)
     if not 1 <= number <= 12:
         return year
-    if day.isdigit() and 1 <= int(day) <= 31:
+    if _NUMBER.fullmatch(day) and 1 <= int(day) <= 31:
         return f"{year}-{number:02d}-{int(day):02d}"
     return f"{year}-{number:02d}"
 
@@ -132,7 +134,7 @@ def _references(pubmed_data: ET.Element | None) -> list[str]:
         pmid = ids.get("pubmed", "")
         if doi:
             found.append(doi)
-        elif _PMID.match(pmid):
+        elif _PMID.fullmatch(pmid):
             found.append(pmid)
     return list(dict.fromkeys(found))
 
@@ -142,7 +144,7 @@ def parse_article(record: ET.Element) -> Source | None:
     citation = record.find("MedlineCitation")
     article = citation.find("Article") if citation is not None else None
     pmid = _text(citation.find("PMID")) if citation is not None else ""
-    if article is None or not _PMID.match(pmid):
+    if article is None or not _PMID.fullmatch(pmid):
         return None
     title = _text(article.find("ArticleTitle")) or _text(article.find("VernacularTitle"))
     if title.endswith("."):

@@ -59,7 +59,8 @@ def parse_paper(paper: Any) -> Source | None:
         value = ids.get(name)
         if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value).strip():
             external_ids[key] = str(value).strip()
-    if external_ids.get("pmcid", "").isdigit():
+    pmcid = external_ids.get("pmcid", "")
+    if pmcid.isascii() and pmcid.isdigit():
         external_ids["pmcid"] = "PMC" + external_ids["pmcid"]  # the form PubMed itself uses
     paper_id = _text(paper.get("paperId"))
     if paper_id:
