@@ -31,6 +31,7 @@ MAX_FINDINGS = 50
 MIN_WORDS, MAX_WORDS = 6, 120
 MIN_CONTENT_TOKENS = 4
 MAX_CLAIM_CHARS = 400
+CONTEXT_FREE_WORDS = 12  # a shorter sentence opening with a pronoun needs its neighbours to mean anything
 MAX_CANDIDATES = 400  # comparisons per sentence; only reached when everything resembles everything
 
 ABBREVIATIONS = frozenset(
@@ -92,7 +93,8 @@ _BOILERPLATE = (
     "accepted manuscript", "of interest", "the authors declare",
 )
 _REFERENCE_MARK = re.compile(r"\s*\[\d+(?:\s*[,;–-]\s*\d+)*\]")  # "[12]", "[3, 4]": the source's own references
-_WORD = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?")
+_WORD = re.compile(r"[^\W_]+(?:\.\d+)?")  # letters of any script, digits, decimals
+_PRONOUNS = frozenset({"it", "its", "they", "their", "he", "she", "this", "these", "those", "that", "such"})
 _NEG_CONTRACTION = re.compile(r"n[’']t\b")
 
 
@@ -183,8 +185,8 @@ _DOWN = frozenset(_stem(w) for w in _DOWN_WORDS)
 
 
 def _words(text: str) -> list[str]:
-    lowered = _NEG_CONTRACTION.sub(" not", text.lower()).replace("%", " percent")
-    return _WORD.findall(lowered)
+    """Words as written (case kept for readable themes), with "n't" as "not" and "%" as "percent"."""
+    return _WORD.findall(_NEG_CONTRACTION.sub(" not", text).replace("%", " percent"))
 
 
 @dataclass(frozen=True)
@@ -198,7 +200,8 @@ class Analysed:
 
 def analyse(text: str) -> Analysed:
     """Content stems and stance of one sentence."""
-    words = _words(text)
+    written = _words(text)
+    words = [w.lower() for w in written]
     negated = False
     direction = 0
     seen: dict[str, str] = {}
@@ -225,7 +228,7 @@ def analyse(text: str) -> Analysed:
             continue
         if stem in STOPWORDS:
             continue
-        seen.setdefault(stem, word)
+        seen.setdefault(stem, written[i])
     sign = direction if direction in (1, -1) else 1
     return Analysed(tuple(seen), -sign if negated else sign, tuple(seen.items()))
 
@@ -240,6 +243,8 @@ def _claim_info(sentence: str) -> Analysed | None:
     words = sentence.split()
     if not (MIN_WORDS <= len(words) <= MAX_WORDS) or sentence.endswith(("...", "…")):
         return None
+    if len(words) < CONTEXT_FREE_WORDS and words[0].lower() in _PRONOUNS:
+        return None  # "It supports more languages." means nothing without the sentence before
     lowered = sentence.lower()
     if any(marker in lowered for marker in _BOILERPLATE):
         return None
@@ -275,7 +280,7 @@ class _Unit:
     tokens: tuple[str, ...]
     stance: int
     numbers: frozenset[str] = frozenset()
-    weights: dict[str, float] = field(default_factory=dict)
+    weights: dict[str, float] = field(default_factory=dict)  # token -> squared IDF weight
     norm: float = 0.0
     centrality: float = 0.0
 
@@ -307,15 +312,14 @@ def _weigh(units: list[_Unit]) -> tuple[dict[str, int], dict[str, float]]:
     n = len(units)
     idf = {token: math.log(1.0 + n / count) for token, count in df.items()}
     for unit in units:
-        unit.weights = {t: idf[t] for t in unit.tokens}
-        unit.norm = math.sqrt(sum(w * w for w in unit.weights.values())) or 1.0
+        unit.weights = {t: idf[t] * idf[t] for t in unit.tokens}
+        unit.norm = math.sqrt(sum(unit.weights.values())) or 1.0
     return df, idf
 
 
 def _cosine(a: _Unit, b: _Unit) -> float:
-    small, large = (a, b) if len(a.weights) <= len(b.weights) else (b, a)
-    dot = sum(w * w for t, w in small.weights.items() if t in large.weights)
-    return dot / (a.norm * b.norm)
+    weights = a.weights
+    return sum(map(weights.__getitem__, weights.keys() & b.weights.keys())) / (a.norm * b.norm)
 
 
 def _prefix(unit: _Unit, df: dict[str, int], floor: float) -> list[str]:
@@ -333,7 +337,7 @@ def _prefix(unit: _Unit, df: dict[str, int], floor: float) -> list[str]:
     prefix = []
     for token in ordered:
         prefix.append(token)
-        remaining -= unit.weights[token] ** 2
+        remaining -= unit.weights[token]
         if remaining < limit:
             break
     return prefix

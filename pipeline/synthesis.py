@@ -149,9 +149,12 @@ def _claim_line(finding: Finding, state: ResearchState, numbers: Numbering) -> s
 def _by_theme(findings: list[Finding]) -> list[tuple[str, list[Finding]]]:
     """(heading, findings) groups in order of first appearance; one-finding themes share a last group."""
     themes: dict[str, list[Finding]] = {}
+    written: dict[str, str] = {}
     for finding in findings:
-        themes.setdefault(finding.theme.strip().casefold(), []).append(finding)
-    groups = [(t[:1].upper() + t[1:], fs) for t, fs in themes.items() if t and len(fs) >= 2]
+        key = finding.theme.strip().casefold()
+        written.setdefault(key, finding.theme.strip())
+        themes.setdefault(key, []).append(finding)
+    groups = [(written[k][:1].upper() + written[k][1:], fs) for k, fs in themes.items() if k and len(fs) >= 2]
     rest = [f for f in findings if not any(f in fs for _, fs in groups)]
     if rest:
         groups.append(("Other findings" if groups else "Findings", rest))
