@@ -12,6 +12,11 @@ re-indexes, or (b) a row whose metadata is older than its file, which
 transaction, so an interrupted delete is either undone or finished on the
 next open, never resurrected half-way.
 
+History search is newest first even for a word in every research: the
+full-text row of a research gets the rowid ``created_at`` in microseconds
+since 1970 (the next free one on a tie), so ``ORDER BY rowid DESC LIMIT n``
+over an FTS5 match stops after n hits instead of sorting every match.
+
 Threads: a store keeps two connections, one for writes and one for reads, each
 guarded by its own ``threading.Lock``. A worker thread can save (fsync
 included) while the UI thread keeps searching without waiting for it.
@@ -27,7 +32,7 @@ import time
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +46,8 @@ TOMBSTONE_SUFFIX = ".deleted"
 CORRUPT_SUFFIX = ".corrupt"
 STALE_TEMP_SECONDS = 60.0  # a younger temp file may belong to a save in progress elsewhere
 MAX_QUERY_TOKENS = 32
+FTS_PROBE = 64  # researches sharing one created_at microsecond that keep exact order
+_EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}\Z")
 
@@ -225,6 +232,34 @@ def _validate(doc: Any, research_id: str) -> str | None:
     return None
 
 
+def _fts_key(created_at: str) -> int:
+    """The full-text rowid a research would like: its UTC creation time in microseconds."""
+    return (datetime.fromisoformat(created_at) - _EPOCH) // timedelta(microseconds=1)
+
+
+def _fts_rowid(conn: sqlite3.Connection, research_id: str, created_at: str) -> int | None:
+    """Where the full-text row of a research is, found by a rowid range lookup (no scan)."""
+    key = _fts_key(created_at)
+    for rowid, owner in conn.execute(
+        "SELECT rowid, research_id FROM research_fts WHERE rowid BETWEEN ? AND ?", (key, key + FTS_PROBE)
+    ):
+        if owner == research_id:
+            return int(rowid)
+    return None
+
+
+def _free_fts_rowid(conn: sqlite3.Connection, created_at: str) -> int:
+    key = _fts_key(created_at)
+    taken = {
+        row[0] for row in conn.execute("SELECT rowid FROM research_fts WHERE rowid BETWEEN ? AND ?", (key, key + FTS_PROBE))
+    }
+    for candidate in range(key, key + FTS_PROBE + 1):
+        if candidate not in taken:
+            return candidate
+    # More ties than the probe window: still searchable, only its place among the ties is approximate.
+    return int(conn.execute("SELECT COALESCE(MAX(rowid), 0) + 1 FROM research_fts").fetchone()[0])
+
+
 def check_research_id(research_id: str) -> str:
     """Refuse ids that could escape the findings folder or clash with temp and tombstone files."""
     if not isinstance(research_id, str) or not _SAFE_ID.match(research_id):
@@ -328,9 +363,21 @@ class ResearchStore:
         if self._write.in_transaction:
             self._write.execute("ROLLBACK")
 
-    def _put_rows(self, research_id: str, rows: _IndexRows) -> None:
+    def _delete_fts(self, research_id: str, created_at: str | None, *, scan: bool = False) -> None:
+        """Remove the full-text row of a research: by its rowid key, or by scanning when the index is damaged."""
+        conn = self._write
+        rowid = _fts_rowid(conn, research_id, created_at) if created_at and not scan else None
+        if rowid is not None:
+            conn.execute("DELETE FROM research_fts WHERE rowid = ?", (rowid,))
+        else:
+            conn.execute("DELETE FROM research_fts WHERE research_id = ?", (research_id,))
+
+    def _put_rows(self, research_id: str, rows: _IndexRows, *, scan_fts: bool = False) -> None:
         """Replace every index row of one research; the caller holds an open write transaction."""
         conn = self._write
+        old = conn.execute("SELECT created_at FROM research_findings WHERE research_id = ?", (research_id,)).fetchone()
+        if old is not None or scan_fts:
+            self._delete_fts(research_id, old[0] if old else None, scan=scan_fts)
         placeholders = ", ".join("?" for _ in range(len(_FINDING_COLUMNS) + 1))
         updates = ", ".join(f"{name} = excluded.{name}" for name in _FINDING_COLUMNS)
         conn.execute(
@@ -338,12 +385,9 @@ class ResearchStore:
             f"ON CONFLICT(research_id) DO UPDATE SET {updates}",
             (research_id, *rows.finding),
         )
-        rowid = conn.execute("SELECT rowid FROM research_findings WHERE research_id = ?", (research_id,)).fetchone()[0]
-        # The FTS row shares the findings rowid, so replacing it is a keyed delete, not a scan.
-        conn.execute("DELETE FROM research_fts WHERE rowid = ?", (rowid,))
         conn.execute(
             "INSERT INTO research_fts (rowid, research_id, query, synthesis) VALUES (?, ?, ?, ?)",
-            (rowid, research_id, *rows.fts),
+            (_free_fts_rowid(conn, rows.finding[1]), research_id, *rows.fts),
         )
         conn.execute("DELETE FROM sources WHERE research_id = ?", (research_id,))
         conn.executemany(
@@ -360,9 +404,9 @@ class ResearchStore:
     def _drop_rows(self, research_id: str, *, forget_chat: bool) -> None:
         """Remove a research's index rows (and, on delete, its chat and feedback); caller holds a write transaction."""
         conn = self._write
-        row = conn.execute("SELECT rowid FROM research_findings WHERE research_id = ?", (research_id,)).fetchone()
+        row = conn.execute("SELECT created_at FROM research_findings WHERE research_id = ?", (research_id,)).fetchone()
         if row is not None:
-            conn.execute("DELETE FROM research_fts WHERE rowid = ?", (row[0],))
+            self._delete_fts(research_id, row[0])
         conn.execute("DELETE FROM research_findings WHERE research_id = ?", (research_id,))
         conn.execute("DELETE FROM sources WHERE research_id = ?", (research_id,))
         conn.execute("DELETE FROM citations WHERE research_id = ?", (research_id,))
@@ -430,14 +474,15 @@ class ResearchStore:
     def search(self, text: str | None = None, limit: int = 50) -> list[ResearchSummary]:
         """History, newest first; with text, research whose query or synthesis contains every word.
 
-        The last word also matches as a prefix (filter-as-you-type). Text without
-        searchable words (only punctuation or emoji), or words FTS cannot find
-        (inside a longer CJK run, for instance), fall back to a substring match.
+        The last word also matches as a prefix (filter-as-you-type). When that
+        finds nothing (text of only punctuation or emoji, or part of a longer
+        CJK run), the text is looked for as a substring of the query.
         """
         limit = int(limit)
         if limit <= 0:
             return []
-        text = _clean_text(text or "").strip()
+        raw = _clean_text(text or "")
+        text = raw.strip()
         with self._read_lock:
             if not text:
                 rows = self._read.execute(
@@ -447,21 +492,20 @@ class ResearchStore:
                 ).fetchall()
                 return [_summary(row) for row in rows]
             rows = []
-            match = fts_query(text)
+            match = fts_query(raw)
             if match:
+                # Full-text rowids are creation times: the newest hits come first and the scan stops at limit.
                 rows = self._read.execute(
-                    f"SELECT {_SUMMARY_COLUMNS} FROM research_findings AS f "
-                    "WHERE f.rowid IN (SELECT rowid FROM research_fts WHERE research_fts MATCH ?) "
-                    "ORDER BY f.created_at DESC, f.rowid DESC LIMIT ?",
+                    f"SELECT {_SUMMARY_COLUMNS} FROM (SELECT rowid AS k, research_id FROM research_fts "
+                    "WHERE research_fts MATCH ? ORDER BY rowid DESC LIMIT ?) AS t "
+                    "JOIN research_findings AS f ON f.research_id = t.research_id ORDER BY t.k DESC",
                     (match, limit),
                 ).fetchall()
             if not rows:
-                pattern = _like_pattern(text)
                 rows = self._read.execute(
-                    f"SELECT {_SUMMARY_COLUMNS} FROM research_findings AS f "
-                    "WHERE f.query LIKE ? ESCAPE '\\' OR f.synthesis LIKE ? ESCAPE '\\' "
+                    f"SELECT {_SUMMARY_COLUMNS} FROM research_findings AS f WHERE f.query LIKE ? ESCAPE '\\' "
                     "ORDER BY f.created_at DESC, f.rowid DESC LIMIT ?",
-                    (pattern, pattern, limit),
+                    (_like_pattern(text), limit),
                 ).fetchall()
         return [_summary(row) for row in rows]
 
@@ -541,10 +585,10 @@ class ResearchStore:
         problems: list[_Problem] = []
         source_counts = dict(conn.execute("SELECT research_id, COUNT(*) FROM sources GROUP BY research_id"))
         citation_counts = dict(conn.execute("SELECT research_id, COUNT(*) FROM citations GROUP BY research_id"))
-        fts_ids = dict(conn.execute("SELECT rowid, research_id FROM research_fts"))
-        rows = conn.execute(f"SELECT rowid, research_id, {', '.join(_FINDING_COLUMNS)} FROM research_findings").fetchall()
+        fts_counts = dict(conn.execute("SELECT research_id, COUNT(*) FROM research_fts GROUP BY research_id"))
+        rows = conn.execute(f"SELECT research_id, {', '.join(_FINDING_COLUMNS)} FROM research_findings").fetchall()
         for row in rows:
-            rowid, research_id = row[0], row[1]
+            research_id = row[0]
             path = self._resolve(row["file_path"])
             doc, reason = self._read_valid(path, research_id)
             if doc is None:
@@ -552,10 +596,10 @@ class ResearchStore:
                 continue
             expected = _index_rows(doc, self._rel_path(research_id))
             fresh = (
-                tuple(row[2:]) == expected.finding
+                tuple(row[1:]) == expected.finding
                 and source_counts.get(research_id, 0) == len(expected.sources)
                 and citation_counts.get(research_id, 0) == len(expected.citations)
-                and fts_ids.get(rowid) == research_id
+                and fts_counts.get(research_id) == 1
             )
             if not fresh:
                 problems.append(_Problem("reindex", research_id, "its index rows were out of date", path, expected))
@@ -563,12 +607,7 @@ class ResearchStore:
 
     def _leftover_row_problems(self, conn: sqlite3.Connection) -> list[_Problem]:
         problems: list[_Problem] = []
-        fts = conn.execute(
-            "SELECT COUNT(*) FROM research_fts WHERE rowid NOT IN (SELECT rowid FROM research_findings)"
-        ).fetchone()[0]
-        if fts:
-            problems.append(_Problem("prune", "research_fts", f"{fts} full-text row(s) of research no longer indexed"))
-        for table in ("sources", "citations"):
+        for table in ("research_fts", "sources", "citations"):
             count = conn.execute(
                 f"SELECT COUNT(*) FROM {table} WHERE research_id NOT IN (SELECT research_id FROM research_findings)"
             ).fetchone()[0]
@@ -586,7 +625,7 @@ class ResearchStore:
             _move(path, path.with_name(name))
             return f"restored {name}: {reason}"
         if action in ("index_orphan", "reindex"):
-            self._put_rows(name, problem.rows)
+            self._put_rows(name, problem.rows, scan_fts=action == "reindex")
             return f"re-indexed {name}: {reason}"
         if action == "quarantine":
             _move(path, path.with_name(name + CORRUPT_SUFFIX))
@@ -598,10 +637,7 @@ class ResearchStore:
             if path.exists() and _move(path, path.with_name(path.name + CORRUPT_SUFFIX)):
                 kept = f" (file kept as {path.name}{CORRUPT_SUFFIX})"
             return f"removed {name} from the index: {reason}{kept}"
-        if name == "research_fts":
-            self._write.execute("DELETE FROM research_fts WHERE rowid NOT IN (SELECT rowid FROM research_findings)")
-        else:
-            self._write.execute(f"DELETE FROM {name} WHERE research_id NOT IN (SELECT research_id FROM research_findings)")
+        self._write.execute(f"DELETE FROM {name} WHERE research_id NOT IN (SELECT research_id FROM research_findings)")
         return f"removed {reason}"
 
     def _fix_all(self, *, full: bool) -> list[str]:

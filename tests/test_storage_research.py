@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from zorora_tui.pipeline.models import Finding, ResearchState, Source, SourceHealth
 from zorora_tui.storage.chat import append_chat_turn, feedback_for, load_chat_thread, set_feedback, thread_key_for
 from zorora_tui.storage.findings_files import StorageError, read_json, write_json_atomic, write_text_atomic
+from zorora_tui.storage import research_store
 from zorora_tui.storage.research_store import ResearchStore, UnknownResearch, fts_query
 
 from .conftest import fixture_path
@@ -109,12 +110,31 @@ def test_search_is_newest_first_with_limit(store: ResearchStore) -> None:
     assert [s.query for s in store.search()] == ["third topic", "second topic", "first topic"]
     assert [s.query for s in store.search(limit=2)] == ["third topic", "second topic"]
     assert store.search(limit=0) == []
+    assert [s.query for s in store.search("topic", limit=2)] == ["third topic", "second topic"]
     top = store.search()[0]
     assert (top.research_id, top.status, top.total_sources, top.completed_at) == (
         ids["third topic"], "completed", 3, "2025-03-01T14:32:00+00:00",
     )
     assert top.synthesis_preview.startswith("Machine learning for language")
     assert store.count() == 3
+
+
+@pytest.mark.parametrize("probe", [research_store.FTS_PROBE, 2])
+def test_researches_created_at_the_same_instant(store: ResearchStore, monkeypatch: pytest.MonkeyPatch, probe: int) -> None:
+    monkeypatch.setattr(research_store, "FTS_PROBE", probe)  # 2: more ties than the probe window
+    states = [openalex_state(f"tied research {i}", limit=1) for i in range(5)]
+    for state in states:
+        store.save(state)
+    store.save(states[2])  # re-saving keeps one full-text row
+    newest_first = [f"tied research {i}" for i in (4, 3, 2, 1, 0)]
+    assert [s.query for s in store.search()] == newest_first
+    found = [s.query for s in store.search("tied")]
+    assert sorted(found) == sorted(newest_first)
+    if probe == research_store.FTS_PROBE:
+        assert found == newest_first
+    store.delete(states[1].research_id)
+    assert sorted(s.query for s in store.search("tied")) == sorted(newest_first[:3] + newest_first[4:])
+    assert store.check() == []
 
 
 def test_search_filters_with_prefix_words_and_fallback(store: ResearchStore) -> None:
