@@ -20,6 +20,8 @@ from __future__ import annotations
 import html
 import math
 import re
+from bisect import bisect_left
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -360,18 +362,25 @@ def _pairs(
             postings.setdefault(token, []).append(i)
     agree: dict[int, list[tuple[int, float]]] = {}
     oppose: dict[int, list[tuple[int, float]]] = {}
+    # Units come source by source: the later units of other sources start at the end of this source's run.
+    later_sources = [0] * len(units)
+    end = len(units)
+    for i in range(len(units) - 1, -1, -1):
+        if i + 1 < len(units) and units[i + 1].source_index != units[i].source_index:
+            end = i + 1
+        later_sources[i] = end
     for i, unit in enumerate(units):
         if check is not None and i % 256 == 0:
             check()
-        shared: dict[int, int] = {}
-        for token in prefixes[i]:
-            for j in postings[token]:
-                if j > i and units[j].source_index != unit.source_index:
-                    shared[j] = shared.get(j, 0) + 1
-        candidates = sorted(shared)
+        lists = [(plist, bisect_left(plist, later_sources[i])) for plist in map(postings.__getitem__, prefixes[i])]
+        found: set[int] = set()
+        for plist, start in lists:
+            found.update(plist[start:])
+        candidates = sorted(found)
         if len(candidates) > MAX_CANDIDATES:
             # A corpus where everything resembles everything: compare with the most alike only.
-            candidates = sorted(sorted(shared, key=lambda j: (-shared[j], j))[:MAX_CANDIDATES])
+            shared = Counter(j for plist, start in lists for j in plist[start:])
+            candidates = sorted(sorted(found, key=lambda j: (-shared[j], j))[:MAX_CANDIDATES])
         for j in candidates:
             other = units[j]
             ratio = unit.norm / other.norm
