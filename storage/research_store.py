@@ -304,7 +304,7 @@ class ResearchStore:
             self._write = connect(self.home / DB_NAME)
             self._read = connect(self.home / DB_NAME)
         except DatabaseError as exc:
-            raise StorageError(f"cannot write to {self.home}: {exc}") from exc
+            raise StorageError(str(exc)) from exc
         self._write_lock = threading.Lock()
         self._read_lock = threading.Lock()
         try:
@@ -358,6 +358,28 @@ class ResearchStore:
                 if isinstance(exc, sqlite3.Error):
                     raise StorageError(f"cannot save {research_id}: {exc}") from exc
                 raise
+
+    def bulk_index_documents(self, docs: Iterable[dict[str, Any]]) -> int:
+        """Index documents whose JSON files are already in place, in one transaction.
+
+        For importers and benchmarks that wrote many files themselves; every file
+        must already exist at ``path_for(research_id)`` so the invariant holds.
+        """
+        count = 0
+        with self._write_lock:
+            self._write.execute("BEGIN IMMEDIATE")
+            try:
+                for doc in docs:
+                    research_id = check_research_id(doc.get("research_id"))
+                    if not self.path_for(research_id).is_file():
+                        raise StorageError(f"cannot index {research_id}: {self.path_for(research_id)} does not exist")
+                    self._put_rows(research_id, _index_rows(doc, self._rel_path(research_id)))
+                    count += 1
+                self._write.execute("COMMIT")
+            except BaseException:
+                self._rollback()
+                raise
+        return count
 
     def _rollback(self) -> None:
         if self._write.in_transaction:
@@ -691,28 +713,6 @@ class ResearchStore:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    def bulk_index_documents(self, docs: Iterable[dict[str, Any]]) -> int:
-        """Index documents whose JSON files are already in place, in one transaction.
-
-        For importers and benchmarks that wrote many files themselves; every file
-        must already exist at ``path_for(research_id)`` so the invariant holds.
-        """
-        count = 0
-        with self._write_lock:
-            self._write.execute("BEGIN IMMEDIATE")
-            try:
-                for doc in docs:
-                    research_id = check_research_id(doc.get("research_id"))
-                    if not self.path_for(research_id).is_file():
-                        raise StorageError(f"cannot index {research_id}: {self.path_for(research_id)} does not exist")
-                    self._put_rows(research_id, _index_rows(doc, self._rel_path(research_id)))
-                    count += 1
-                self._write.execute("COMMIT")
-            except BaseException:
-                self._rollback()
-                raise
-        return count
 
 
 def _move(src: Path, dst: Path) -> bool:
