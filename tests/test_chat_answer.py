@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from http.server import ThreadingHTTPServer
+
+import pytest
 
 from zorora_tui.pipeline.chat import answer, build_chat_messages, extractive_answer
 from zorora_tui.pipeline.settings import Settings
 from zorora_tui.pipeline.synthesis import citation_numbers
 
 from .test_claims import QURANIC_DOIS
-from .test_llm import OK_CHUNKS, refused_url, server, settings_for  # noqa: F401 - server is a fixture
+from .test_llm import OK_CHUNKS, fake_llm_server, refused_url, settings_for
 from .test_synthesis import analysed_state
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ThreadingHTTPServer]:
+    with fake_llm_server() as httpd:
+        yield httpd
+
 
 MURMUR_DOIS = ("10.22489/cinc.2022.035", "10.22489/cinc.2022.084")  # the two PhysioNet 2022 murmur papers
 
@@ -78,7 +88,7 @@ def test_chat_messages_carry_context_history_and_question():
     assert messages[-1] == {"role": "user", "content": "murmur detection"}
 
 
-def test_llm_answer_streams(server):  # noqa: F811 - the fixture
+def test_llm_answer_streams(server):
     state = analysed_state()
     chunks = list(answer(state, "murmur detection", [{"role": "user", "content": "hi"}], settings_for(server, "ok"), threading.Event()))
     assert chunks == OK_CHUNKS
@@ -87,14 +97,14 @@ def test_llm_answer_streams(server):  # noqa: F811 - the fixture
     assert {"role": "user", "content": "hi"} in sent
 
 
-def test_llm_failure_falls_back_to_extractive(server):  # noqa: F811 - the fixture
+def test_llm_failure_falls_back_to_extractive(server):
     state = analysed_state()
     text = "".join(answer(state, "phishing websites", [], settings_for(server, "fail"), threading.Event()))
     assert text.startswith("_The LLM could not answer (LLM server answered HTTP 500: model exploded); ")
     assert text.endswith(extractive_answer(state, "phishing websites"))
 
 
-def test_llm_failure_mid_stream_keeps_the_partial_text_and_adds_the_extractive_answer(server):  # noqa: F811
+def test_llm_failure_mid_stream_keeps_the_partial_text_and_adds_the_extractive_answer(server):
     state = analysed_state()
     chunks = list(answer(state, "phishing websites", [], settings_for(server, "malformed"), threading.Event()))
     assert chunks[0] == "Solar "

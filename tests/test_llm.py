@@ -7,6 +7,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -89,16 +90,25 @@ class _Handler(BaseHTTPRequestHandler):
             pass
 
 
-@pytest.fixture(scope="module")
-def server() -> Iterator[ThreadingHTTPServer]:
+@contextmanager
+def fake_llm_server() -> Iterator[ThreadingHTTPServer]:
+    """An OpenAI-compatible server on 127.0.0.1 whose first path segment picks the behaviour."""
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     httpd.daemon_threads = True
     httpd.requests = []  # type: ignore[attr-defined]
     thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
     thread.start()
-    yield httpd
-    httpd.shutdown()
-    httpd.server_close()
+    try:
+        yield httpd
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[ThreadingHTTPServer]:
+    with fake_llm_server() as httpd:
+        yield httpd
 
 
 def settings_for(server: ThreadingHTTPServer, route: str, **extra: object) -> Settings:
