@@ -184,7 +184,11 @@ def answer(
     settings: Settings,
     cancel: threading.Event,
 ) -> Iterator[str]:
-    """Stream an answer to ``question`` about ``state``; falls back to the extractive answer on LLM failure."""
+    """Stream an answer to ``question`` about ``state``; falls back to the extractive answer on LLM failure.
+
+    ``history`` (earlier turns, ``{"role", "content"}``) is given to the LLM;
+    the extractive answer looks at the question alone, so it stays deterministic.
+    """
     if settings.llm_url:
         produced = False
         try:

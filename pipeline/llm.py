@@ -24,6 +24,7 @@ import httpx
 from .settings import Settings
 
 MAX_ANSWER_CHARS = 200_000  # a runaway stream is cut off, not buffered forever
+MAX_EVENT_CHARS = 1_000_000  # one SSE line; real events are a few hundred characters
 MIN_READ_TIMEOUT = 60.0  # a local model may think for a while before its first token
 _VERSIONED = re.compile(r"/v\d+[a-z0-9]*$")
 
@@ -106,6 +107,8 @@ def _parse_sse(lines: Iterator[str], cancel: threading.Event) -> Iterator[str]:
     for raw in lines:
         if cancel.is_set():
             return
+        if len(raw) > MAX_EVENT_CHARS:
+            raise LLMError(f"malformed event: a line of {len(raw):,} characters")
         line = raw.strip()
         if not line or line.startswith(":"):
             continue  # keep-alive or comment

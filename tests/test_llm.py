@@ -42,6 +42,7 @@ SCRIPTS: dict[str, list[bytes]] = {
     "error-event": [b'data: {"error": {"message": "out of memory"}}\n\n'],
     "empty": [_event(role="assistant"), b"data: [DONE]\n\n"],
     "many": [*(_event(f"c{i} ") for i in range(50)), b"data: [DONE]\n\n"],
+    "huge": [_event("x" * 1_100_000), b"data: [DONE]\n\n"],
 }
 
 
@@ -169,6 +170,7 @@ def test_a_non_streaming_json_answer_is_accepted(server):
         ("fail", "LLM server answered HTTP 500: model exploded"),
         ("malformed", "malformed event"),
         ("error-event", "LLM error: out of memory"),
+        ("huge", "malformed event: a line of"),
     ],
 )
 def test_failures_raise_llm_error(server, route, message):
