@@ -306,8 +306,8 @@ def score_source_credibility(
         noun = "cite" if citation_count == 1 else "cites"
         parts.append(f"Citations: {_fmt_modifier(citation_mod)} ({citation_count} {noun})")
     if cross_reference_count is not None:
-        noun = "cross-reference" if cross_reference_count == 1 else "cross-references"
-        parts.append(f"Cross-refs: {_fmt_modifier(cross_mod)} ({cross_reference_count} {noun})")
+        agree = "1 source only" if cross_reference_count <= 1 else f"{cross_reference_count} sources agree"
+        parts.append(f"Cross-refs: {_fmt_modifier(cross_mod)} ({agree})")
     capped = " (capped)" if score == 0.95 and base_score * citation_mod * cross_mod > 0.95 else ""
     breakdown = " | ".join(parts) + f" → Final: {score:.2f}{capped}"
     return {

@@ -14,7 +14,7 @@ import secrets
 import unicodedata
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 PHASES: tuple[str, ...] = (
@@ -39,6 +39,7 @@ SOURCE_NAMES: tuple[str, ...] = (
     "internal",
 )
 
+_T = TypeVar("_T")
 _DOI_RE = re.compile(r"10\.\d{4,9}/\S+", re.IGNORECASE)
 _TRACKING_PARAMS = re.compile(r"^(utm_|fbclid$|gclid$|mc_)", re.IGNORECASE)
 
@@ -171,8 +172,13 @@ class Source:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Source":
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
+        return _known_fields(cls, data)
+
+
+def _known_fields(cls: type[_T], data: dict[str, Any]) -> _T:
+    """Build a dataclass from saved data, ignoring keys a newer version may have added."""
+    names = {f.name for f in fields(cls)}  # type: ignore[arg-type]
+    return cls(**{k: v for k, v in data.items() if k in names})
 
 
 def _richer_text(a: str, b: str) -> str:
@@ -231,8 +237,7 @@ class Finding:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "Finding":
-        names = {f.name for f in fields(cls)}
-        return cls(**{k: v for k, v in data.items() if k in names})
+        return _known_fields(cls, data)
 
 
 @dataclass
@@ -421,8 +426,8 @@ class ResearchState:
             citation_graph={k: list(v) for k, v in (data.get("citation_graph") or {}).items()},
             synthesis=data.get("synthesis") or "",
             synthesis_model=data.get("synthesis_model") or "",
-            source_health={k: SourceHealth(**v) for k, v in (data.get("source_health") or {}).items()},
-            phases=[PhaseRecord(**p) for p in data.get("phases", [])] or [PhaseRecord(n) for n in PHASES],
+            source_health={k: _known_fields(SourceHealth, v) for k, v in (data.get("source_health") or {}).items()},
+            phases=[_known_fields(PhaseRecord, p) for p in data.get("phases", [])] or [PhaseRecord(n) for n in PHASES],
             error=data.get("error", ""),
         )
         # Saved sources are already merged: index them without merging again.

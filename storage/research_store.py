@@ -531,6 +531,26 @@ class ResearchStore:
                 ).fetchall()
         return [_summary(row) for row in rows]
 
+    def related(self, text: str, limit: int = 5) -> list[ResearchSummary]:
+        """Completed research sharing any significant word (over 3 letters) with ``text``, best first.
+
+        Recall for the internal source: a new question should find past work
+        that overlaps it, not only work that contains every one of its words.
+        """
+        words = [t for t in _tokens(_clean_text(text)) if len(t) > 3][:MAX_QUERY_TOKENS]
+        if not words or limit <= 0:
+            return []
+        match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
+        with self._read_lock:
+            rows = self._read.execute(
+                f"SELECT {_SUMMARY_COLUMNS} FROM (SELECT research_id, bm25(research_fts) AS rank FROM research_fts "
+                "WHERE research_fts MATCH ? ORDER BY rank LIMIT ?) AS t "
+                "JOIN research_findings AS f ON f.research_id = t.research_id "
+                "WHERE f.status = 'completed' ORDER BY t.rank",
+                (match, int(limit) * 2),
+            ).fetchall()
+        return [_summary(row) for row in rows][:limit]
+
     def count(self) -> int:
         """How many researches are saved."""
         with self._read_lock:

@@ -47,6 +47,7 @@ def test_research_then_history_show_and_bibtex(replay: ReplayServer, zhome: Path
     assert {k: (v["status"], v["count"]) for k, v in health.items() if v["status"] == "ok"} == {
         "openalex": ("ok", 50), "arxiv": ("ok", 50), "crossref": ("ok", 20), "semantic_scholar": ("ok", 50),
         "pubmed": ("ok", 50), "duckduckgo": ("ok", 10), "brave": ("ok", 18), "newsroom": ("ok", 3),
+        "internal": ("ok", 0),  # no past research yet
     }
     assert health["local"]["status"] == "skipped"
     assert [p["status"] for p in doc["phases"]] == ["done", "skipped", "done", "done", "done", "done"]

@@ -89,7 +89,7 @@ def test_result_has_the_roadmap_fields_and_exact_arxiv_value():
     assert result["modifiers"] == {"citation": 0.9, "cross_reference": 0.9}
     assert result["breakdown"] == (
         "Base: 0.50 (ArXiv preprint (NOT peer-reviewed)) | Citations: 0.9x (2 cites) "
-        "| Cross-refs: 0.9x (1 cross-reference) → Final: 0.41"
+        "| Cross-refs: 0.9x (1 source only) → Final: 0.41"
     )
 
 
@@ -101,7 +101,7 @@ def test_never_measured_is_not_zero():
     assert zero["modifiers"] == {"citation": 0.8, "cross_reference": 0.9}
     assert zero["score"] == pytest.approx(0.36)
     assert "Citations: 0.8x (0 cites)" in zero["breakdown"]
-    assert "Cross-refs: 0.9x (0 cross-references)" in zero["breakdown"]
+    assert "Cross-refs: 0.9x (1 source only)" in zero["breakdown"]
 
 
 @pytest.mark.parametrize(
@@ -111,9 +111,9 @@ def test_never_measured_is_not_zero():
         (50, None, None),  # 1.0x is measured and still mentioned
         (150, None, "Citations: 1.1x (150 cites)"),
         (1500, None, "Citations: 1.2x (1500 cites)"),
-        (None, 7, "Cross-refs: 1.15x (7 cross-references)"),
-        (None, 5, "Cross-refs: 1.1x (5 cross-references)"),
-        (None, 2, "Cross-refs: 1x (2 cross-references)"),
+        (None, 7, "Cross-refs: 1.15x (7 sources agree)"),
+        (None, 5, "Cross-refs: 1.1x (5 sources agree)"),
+        (None, 2, "Cross-refs: 1x (2 sources agree)"),
     ],
 )
 def test_modifier_formatting(cites, xrefs, text):
@@ -303,21 +303,21 @@ def test_phase_scores_every_source_with_measured_signals_only():
     events: list = []
     credibility_phase.run(state, _ctx(events, retraction_lookup=lambda doi: "Data fabrication" if doi == "10.1234/retracted.1" else None))
     nature, eia, blog, arxiv, retracted = state.sources
-    # Cross-references count the findings shared by 2+ sources that include the source.
+    # Cross-references count the sources that agree with the source's best-supported claim.
     assert nature.credibility_breakdown == (
         "Base: 0.85 (Nature journal (high impact)) | Citations: 1.1x (500 cites) "
-        "| Cross-refs: 1x (2 cross-references) → Final: 0.94"
+        "| Cross-refs: 1x (3 sources agree) → Final: 0.94"
     )
     assert nature.credibility_score == 0.935
-    assert eia.credibility_breakdown == "Base: 0.85 (Government source) | Cross-refs: 0.9x (1 cross-reference) → Final: 0.77"
+    assert eia.credibility_breakdown == "Base: 0.85 (Government source) | Cross-refs: 1x (3 sources agree) → Final: 0.85"
     assert blog.credibility_breakdown == "Base: 0.50 (Unknown source) → Final: 0.50"  # nothing measured
-    assert "Cross-refs: 0.9x (0 cross-references)" in arxiv.credibility_breakdown
+    assert "Cross-refs: 0.9x (1 source only)" in arxiv.credibility_breakdown
     assert arxiv.credibility_score == pytest.approx(0.5 * 0.8 * 0.9)
     assert retracted.credibility_category == "retracted" and retracted.is_retracted
     assert retracted.retraction_reason == "Data fabrication"
     first, second, third = state.findings
-    assert first.average_credibility == pytest.approx(0.5667)  # (0.935 + 0.765 + 0.0) / 3
-    assert first.confidence == "medium"  # 3 sources, but the mean credibility is only 0.57
+    assert first.average_credibility == pytest.approx(0.595)  # (0.935 + 0.85 + 0.0) / 3
+    assert first.confidence == "medium"  # 3 sources, but the mean credibility is only 0.60
     assert second.average_credibility == pytest.approx(0.4675)
     assert second.confidence == "low"
     assert third.confidence == "low"

@@ -156,11 +156,13 @@ def _history(args: argparse.Namespace, settings: Settings) -> int:
 
     table = Table(box=None, header_style="bold")
     for column in ("research id", "date", "status", "sources", "query"):
-        table.add_column(column, no_wrap=column != "query")
+        table.add_column(column, no_wrap=column != "query", overflow="fold")
     for row in rows:
         table.add_row(row.research_id, str(row.created_at)[:16].replace("T", " "), row.status,
                       str(row.total_sources), row.query, )
-    Console(highlight=False, markup=False, soft_wrap=False).print(table)
+    # On a pipe, never truncate: the ids must survive for `zorora show`.
+    width = None if sys.stdout.isatty() else 100_000
+    Console(highlight=False, markup=False, width=width).print(table)
     return 0
 
 

@@ -7,6 +7,8 @@ free of storage imports.
 
 from __future__ import annotations
 
+import re
+
 from .pipeline.models import Source
 from .pipeline.phases.context import Services
 from .pipeline.settings import Settings
@@ -14,6 +16,9 @@ from .storage.db import DB_NAME, connect
 from .storage.documents import DocumentIndex
 from .storage.research_store import ResearchStore
 from .storage.retractions import RetractionTable
+
+# [n] marks in a past synthesis number that research's sources, not this one's.
+_CITATION_MARKS = re.compile(r"\s*\[\d+\]")
 
 
 def build_services(settings: Settings, store: ResearchStore) -> Services:
@@ -31,15 +36,13 @@ def build_services(settings: Settings, store: ResearchStore) -> Services:
 
     def internal_search(query: str, limit: int) -> list[Source]:
         found = []
-        for summary in store.search(query, limit=limit):
-            if summary.status != "completed":
-                continue
+        for summary in store.related(query, limit=min(limit, 5)):
             source = Source.create(
                 url=f"zorora://research/{summary.research_id}",
                 title=f"[Internal] {summary.query}",
                 origin="internal",
                 source_type="internal",
-                content_snippet=summary.synthesis_preview or "",
+                content_snippet=_CITATION_MARKS.sub("", summary.synthesis_preview or ""),
                 publication_date=str(summary.created_at)[:10],
             )
             found.append(source)

@@ -12,11 +12,12 @@ from __future__ import annotations
 import importlib
 import time
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 
 from ..events import SourceFailed, SourcesFound, SourceSkipped, SourceStarted
 from ..http import Budget, SourceError
 from ..models import SOURCE_NAMES, ResearchState, Source, SourceHealth
+from ..parallel import start
 from ..sources.base import SearchContext
 from .context import Cancelled, PhaseTimer, RunContext
 from .references import link_references
@@ -113,32 +114,32 @@ def gather(state: ResearchState, ctx: RunContext, calls: dict[str, Callable[[], 
     if not calls:
         return
     started: dict[str, float] = {}
-    pool = ThreadPoolExecutor(max_workers=len(calls), thread_name_prefix="zorora-source")
     futures: dict[Future[list[Source]], str] = {}
+    for name, call in calls.items():
+        started[name] = time.monotonic()
+        ctx.emit(SourceStarted(name))
+        futures[start(call, f"zorora-{name}")] = name
+    deadline = time.monotonic() + ctx.settings.source_budget + GRACE_SECONDS
+    pending = set(futures)
     try:
-        for name, call in calls.items():
-            started[name] = time.monotonic()
-            ctx.emit(SourceStarted(name))
-            futures[pool.submit(call)] = name
-        deadline = time.monotonic() + ctx.settings.source_budget + GRACE_SECONDS
-        pending = set(futures)
         while pending:
-            if ctx.cancel.is_set():
-                for future in pending:
-                    _skip(state, ctx, futures[future], "cancelled")
-                raise Cancelled()
+            ctx.check_cancel()
             done, pending = wait(pending, timeout=0.05, return_when=FIRST_COMPLETED)
             for future in done:
                 name = futures[future]
                 results[name] = _record(state, ctx, name, future, started[name])
             if pending and time.monotonic() > deadline:
+                # Never wait for a stuck service: its thread ends on its own timeouts.
                 for future in pending:
                     name = futures[future]
                     _fail(state, ctx, name, f"no answer within the {ctx.settings.source_budget:g}s budget", started[name])
                 break
-    finally:
-        # Never wait for a stuck service: its thread ends on its own timeouts.
-        pool.shutdown(wait=False, cancel_futures=True)
+    except (Cancelled, KeyboardInterrupt):
+        # Ctrl+C lands here on the CLI's main thread; the UI sets ctx.cancel.
+        ctx.cancel.set()
+        for future in pending:
+            _skip(state, ctx, futures[future], "cancelled")
+        raise Cancelled() from None
 
 
 def _elapsed(started: float) -> int:

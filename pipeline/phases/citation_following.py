@@ -10,15 +10,15 @@ The budget shrinks with each hop so depth 3 stays bounded.
 from __future__ import annotations
 
 import math
-import time
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
 
 from ..credibility import score_source_credibility
 from ..events import Progress
-from ..http import Budget, SourceError
+from ..http import Budget
 from ..models import ResearchState, Source
+from ..parallel import start
 from ..sources import openalex, semantic_scholar
 from ..sources.base import SearchContext
 from .context import Cancelled, PhaseTimer, RunContext
@@ -104,14 +104,12 @@ def _follow_hop(state: ResearchState, ctx: RunContext, seeds: list[Source], budg
     relations = [r for seed in seeds for r in _relations(seed, ctx, budget, search_ctx)]
     if not relations:
         return
-    pool = ThreadPoolExecutor(max_workers=min(8, len(relations)), thread_name_prefix="zorora-follow")
-    futures: dict[Future[list[Source]], Relation] = {pool.submit(r.fetch): r for r in relations}
+    futures: dict[Future[list[Source]], Relation] = {start(r.fetch, f"zorora-follow-{r.service}"): r for r in relations}
     done_count = 0
+    pending = set(futures)
     try:
-        pending = set(futures)
         while pending:
-            if ctx.cancel.is_set():
-                raise Cancelled()
+            ctx.check_cancel()
             if phase_budget.remaining < -1:
                 summary["failed"].extend(f"{futures[f].service}: no answer within budget" for f in pending)
                 break
@@ -122,13 +120,15 @@ def _follow_hop(state: ResearchState, ctx: RunContext, seeds: list[Source], budg
                 summary["calls"] += 1
                 try:
                     found = future.result()
-                except (SourceError, Exception) as exc:  # one failed call never stops the research
-                    summary["failed"].append(f"{relation.service}: {str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__}")
+                except Exception as exc:  # one failed call never stops the research
+                    reason = str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__
+                    summary["failed"].append(f"{relation.service}: {reason}")
                     continue
                 summary["added"] += _merge(state, relation, found, hop)
                 ctx.emit(Progress(NAME, f"hop {hop}: {relation.service} {relation.kind}", done_count, len(relations)))
-    finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+    except KeyboardInterrupt:
+        ctx.cancel.set()
+        raise Cancelled() from None
 
 
 def _merge(state: ResearchState, relation: Relation, found: list[Source], hop: int) -> int:

@@ -14,18 +14,17 @@ METADATA_RETRACTION = "marked retracted in the work's metadata"
 
 
 def cross_reference_counts(state: ResearchState) -> dict[str, int | None]:
-    """Per source: how many findings shared by 2+ sources include it.
+    """Per source: how many sources agree with its best-supported claim (the roadmap's count).
 
-    None for a source that makes no claim at all (a page with no snippet):
-    its agreement was never measured, which is not the same as zero.
+    1 for a source whose claims nobody else makes (an unverified claim); None
+    for a source that makes no claim at all (a page with no snippet): its
+    agreement was never measured, which is not the same as no agreement.
     """
     claimants = sources_with_claims(state.sources)
-    counts: dict[str, int | None] = {s.source_id: (0 if s.source_id in claimants else None) for s in state.sources}
+    counts: dict[str, int | None] = {s.source_id: (1 if s.source_id in claimants else None) for s in state.sources}
     for finding in state.findings:
-        if finding.agreement_count < 2:
-            continue
         for sid in dict.fromkeys(state.resolve_id(i) for i in finding.sources):
-            counts[sid] = (counts.get(sid) or 0) + 1
+            counts[sid] = max(counts.get(sid) or 1, finding.agreement_count)
     return counts
 
 
