@@ -29,6 +29,7 @@ from zorora_tui.screens.main import MainScreen, ResearchRun
 from zorora_tui.storage.db import DB_NAME, connect
 from zorora_tui.storage.research_store import ResearchStore
 from zorora_tui.widgets.memory_list import EMPTY_MEMORY
+from zorora_tui.widgets.sources_table import format_count
 
 QUERY = "machine learning for natural language processing"
 HOSTILE_TITLE = "[bold]Evil[/bold] [link=https://evil.example]click[/link] \x1b[2J\x1b]8;;https://evil.example\x1b\\here"
@@ -363,6 +364,9 @@ async def test_small_terminal_uses_tabs_and_large_uses_the_grid(settings: Settin
         visible = [name for name in ("progress", "synthesis", "sources", "chat", "memory", "graph")
                    if main.pane(name).display]
         assert visible == ["progress"]
+        await main.show_research(make_state())  # a finished research opens on its synthesis
+        await pilot.pause()
+        assert tabs.active == "tab-synthesis" and main.pane("synthesis").display and not main.pane("progress").display
         await pilot.press("f5")
         await pilot.pause()
         assert tabs.active == "tab-sources" and main.pane("sources").display and not main.pane("progress").display
@@ -457,3 +461,8 @@ async def test_table_keeps_rows_and_updates_cells_in_place(settings: Settings) -
         await pilot.pause()
         assert table.row_count == 4 and table.coordinate_to_cell_key((0, 0)).row_key == first_key
         assert table.get_row_at(0)[5].plain == "0.30 low"
+
+
+def test_citation_counts_fit_their_column() -> None:
+    assert [format_count(n) for n in (None, 0, 81000, 104000, 9_999_999, 12_345_678)] == [
+        "–", "0", "81,000", "104k", "9999k", "12M"]

@@ -68,6 +68,17 @@ def safe_url(source: Source) -> str:
     return url if scheme in ("http", "https") and one_line(url) == url else ""
 
 
+def format_count(count: int | None) -> str:
+    """A citation count in at most 6 cells: '–' (never measured), '81,000', '104k', '12M'."""
+    if count is None:
+        return "–"
+    if count < 100_000:
+        return f"{count:,}"
+    if count < 10_000_000:
+        return f"{count // 1000}k"
+    return f"{count // 1_000_000}M"
+
+
 def _signature(row: tuple[Text, ...]) -> tuple[tuple[str, str], ...]:
     """Text equality ignores style; a band change must still repaint the cell."""
     return tuple((cell.plain, str(cell.style)) for cell in row)
@@ -105,7 +116,7 @@ class SourcesTable(DataTable):
 
     def _row(self, number: int, source: Source) -> tuple[Text, ...]:
         year = source.year
-        cited = "–" if source.cited_by_count is None else f"{source.cited_by_count:,}"
+        cited = format_count(source.cited_by_count)
         return (
             Text(str(number), style="bold"),
             safe_text(source.title or "(untitled)", limit=self._title_width),

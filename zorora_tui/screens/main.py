@@ -404,8 +404,6 @@ class MainScreen(Screen[None]):
         await self.show_research(state, saved=self.zapp.store is not None, set_query=False)
         if state.status == "completed":
             self.notify(f"Research completed: {state.total_sources} sources.")
-            if self.narrow and self.active_pane == "progress":
-                self._activate("synthesis")
         elif state.status == "cancelled":
             self.notify("Research cancelled: partial results are shown and saved.", severity="warning")
         else:
@@ -430,6 +428,8 @@ class MainScreen(Screen[None]):
         if self.synthesis.text.strip() != clean(state.synthesis).strip():
             await self.synthesis.show(state.synthesis)
         self._show_sources_and_graph(state)
+        if self.narrow and self.active_pane == "progress" and state.synthesis.strip():
+            self._activate("synthesis")  # one pane at a time: the answer is what to read first
         if set_query:
             self.query_bar.set_query(state.original_query)
         store = self.zapp.store
