@@ -466,3 +466,22 @@ async def test_table_keeps_rows_and_updates_cells_in_place(settings: Settings) -
 def test_citation_counts_fit_their_column() -> None:
     assert [format_count(n) for n in (None, 0, 81000, 104000, 9_999_999, 12_345_678)] == [
         "–", "0", "81,000", "104k", "9999k", "12M"]
+
+
+async def test_history_opens_a_saved_research_offline(settings: Settings) -> None:
+    app = ZororaApp(settings)
+    async with app.run_test(size=(120, 40)) as pilot:
+        main = main_of(app)
+        await pilot.pause()
+        state = make_state()
+        app.store.save(state)
+        await pilot.press("ctrl+r")
+        from zorora_tui.screens.history import HistoryScreen
+
+        await wait_for(pilot, lambda: isinstance(app.screen, HistoryScreen))
+        await pilot.press(*"transformers", "enter")
+        await wait_for(pilot, lambda: main.chat.research_id == state.research_id)  # the last pane filled
+        assert app.screen is main and main.saved and main.state.research_id == state.research_id
+        assert main.sources_table.row_count == 4 and main.synthesis.citations == [1, 2, 3]
+        assert main.query_bar.input.value == "transformers"
+        assert main.graph.state is main.state
