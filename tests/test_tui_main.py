@@ -162,6 +162,12 @@ async def test_escape_cancels_and_partial_results_are_saved_and_kept(gate: Gate)
         main = main_of(app)
         await submit(pilot, QUERY)
         await wait_for(pilot, lambda: main.sources_table.row_count > 0)  # other services answered
+        rows = main.sources_table.row_count
+        await pilot.resize_terminal(80, 24)  # resizing during a run keeps every pane and the run
+        await pilot.pause()
+        assert main.narrow and main.current_run is not None and main.sources_table.row_count == rows
+        await pilot.resize_terminal(120, 40)
+        await pilot.pause()
         await pilot.press("escape")
         await wait_for(pilot, lambda: main.current_run is None)
         state = main.state

@@ -27,6 +27,7 @@ class HelpRow:
     description: str
     action: str
     enabled: bool
+    in_footer: bool  # one of the main keys the footer shows
 
 
 def _section(node: DOMNode) -> str:
@@ -34,8 +35,15 @@ def _section(node: DOMNode) -> str:
         return "Screen"
     if node is node.app:
         return "App"
-    title = str(getattr(node, "border_title", "") or "")
-    return one_line(title) or (f"#{node.id}" if node.id else type(node).__name__)
+    name = one_line(str(getattr(node, "border_title", "") or ""))
+    if name:
+        return name
+    own = node.id or type(node).__name__
+    for ancestor in node.ancestors:  # name a widget inside a pane after the pane: "Chat (F6) › chat-input"
+        title = one_line(str(getattr(ancestor, "border_title", "") or ""))
+        if title:
+            return f"{title} › {own}"
+    return own
 
 
 def collect_bindings(screen: Screen) -> list[HelpRow]:
@@ -52,9 +60,11 @@ def collect_bindings(screen: Screen) -> list[HelpRow]:
             description=binding.description or binding.action.replace("_", " "),
             action=binding.action,
             enabled=active.enabled,
+            in_footer=binding.show,
         ))
     order = {section: index for index, section in enumerate(dict.fromkeys(row.section for row in rows))}
-    return sorted(rows, key=lambda row: order[row.section])
+    # Sections in focus-chain order; inside one, the keys the footer shows come first.
+    return sorted(rows, key=lambda row: (order[row.section], not row.in_footer))
 
 
 class HelpScreen(ModalScreen[None]):

@@ -134,6 +134,8 @@ class MainScreen(Screen[None]):
         self.call_after_refresh(self.refresh_memory)
 
     def on_unmount(self) -> None:
+        if self.current_run is not None:  # the app is going away: let the engine stop and save
+            self.current_run.cancel.set()
         if self._memory_conn is not None:
             self._memory_conn.close()
             self._memory_conn = None
