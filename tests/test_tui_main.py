@@ -491,3 +491,21 @@ async def test_history_opens_a_saved_research_offline(settings: Settings) -> Non
         assert main.sources_table.row_count == 4 and main.synthesis.citations == [1, 2, 3]
         assert main.query_bar.input.value == "transformers"
         assert main.graph.state is main.state
+
+
+async def test_deleting_the_open_research_in_history_clears_the_panes(settings: Settings) -> None:
+    from zorora_tui.screens.history import HistoryScreen
+
+    app = ZororaApp(settings)
+    async with app.run_test(size=(120, 40)) as pilot:
+        main = main_of(app)
+        await main.show_research(make_state())
+        app.post_message(HistoryScreen.Deleted("another_research", ""))
+        await pilot.pause()
+        assert main.state is not None  # a delete of some other research changes nothing
+        app.post_message(HistoryScreen.Deleted("test_research_0001", ""))
+        await pilot.pause()
+        assert main.state is None and not main.saved
+        assert main.sources_table.row_count == 0 and main.synthesis.citations == [] and main.graph.state is None
+        assert main.chat.research_id is None
+        assert app.export("md") is None

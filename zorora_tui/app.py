@@ -26,6 +26,7 @@ from .screens.main import PANES, MainScreen
 from .widgets.safe_text import escape_markup, one_line
 
 if TYPE_CHECKING:
+    from .screens.history import HistoryScreen
     from .storage.research_store import ResearchStore
 
 EXPORT_EXTENSIONS = {"md": "md", "json": "json", "bibtex": "bib"}
@@ -129,6 +130,11 @@ class ZororaApp(App[None]):
         await self.push_screen(ConfirmScreen(
             "A research is still running. Cancel it and open the saved one?",
             "The running research keeps what it found so far (saved as cancelled)."), confirmed)
+
+    async def on_history_screen_deleted(self, message: "HistoryScreen.Deleted") -> None:
+        """A research deleted in history must not stay open (its chat would write to a forgotten thread)."""
+        if not message.error:
+            await self.main_screen.forget_research(message.research_id)
 
     def action_export(self) -> None:
         self._to_main()

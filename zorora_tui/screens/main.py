@@ -441,6 +441,19 @@ class MainScreen(Screen[None]):
             self.chat.close_research()
         self.sub_title = f"{state.research_id} · {state.status}"
 
+    async def forget_research(self, research_id: str) -> None:
+        """Clear the panes if they show ``research_id`` (it was deleted); a running research is left alone."""
+        if self.current_run is not None or self.state is None or self.state.research_id != research_id:
+            return
+        self.state, self.saved = None, False
+        self.progress.reset("The research on screen was deleted.")
+        await self.synthesis.show("")
+        self.sources_table.show_sources([])
+        self.graph.show(None)
+        self.chat.close_research()
+        self._set_counts()
+        self.sub_title = ""
+
     def _show_sources_and_graph(self, state: ResearchState) -> None:
         self.sources_table.show_sources(state.sources)
         self.synthesis.set_source_titles({i: s.title for i, s in enumerate(state.sources, 1)})
