@@ -15,6 +15,7 @@ import xml.etree.ElementTree as ET
 from ..http import SourceError, request
 from ..models import Source
 from .base import SearchContext
+from .payload import find_text, http_url, parse_xml
 
 NAME = "arxiv"
 NS = {"atom": "http://www.w3.org/2005/Atom", "arxiv": "http://arxiv.org/schemas/atom"}
@@ -25,43 +26,24 @@ _OPERATORS = frozenset({"and", "or", "not", "andnot"})
 _QUERY_TERM = re.compile(r"\w(?:[\w-]*\w)?")  # a leading "-" would mean NOT
 
 
-def _parse_xml(raw: bytes | str) -> ET.Element:
-    # Entity declarations are never needed in a feed and are how XML bombs start.
-    if (b"<!ENTITY" if isinstance(raw, (bytes, bytearray)) else "<!ENTITY") in raw:
-        raise SourceError("arXiv feed declares XML entities; refused")
-    try:
-        return ET.fromstring(raw)
-    except ET.ParseError as exc:
-        raise SourceError(f"malformed arXiv XML: {exc}") from exc
-    except (ValueError, LookupError, RecursionError) as exc:  # e.g. an encoding expat cannot read
-        raise SourceError(f"unreadable arXiv XML: {type(exc).__name__}") from exc
-
-
-def _text(element: ET.Element | None) -> str:
-    """The element's text on one line; arXiv wraps long titles and summaries."""
-    if element is None:
-        return ""
-    return " ".join("".join(element.itertext()).split())
-
-
 def _abs_url(entry: ET.Element, entry_id: str) -> str:
     for link in entry.findall("atom:link", NS):
-        href = link.get("href") or ""
-        if link.get("rel") == "alternate" and href.startswith(("http://", "https://")):
+        href = http_url(link.get("href"))
+        if link.get("rel") == "alternate" and href:
             return href
-    return entry_id if entry_id.startswith(("http://", "https://")) else ""
+    return http_url(entry_id)
 
 
 def parse_entry(entry: ET.Element) -> Source | None:
     """One Atom entry as a Source; None when it has neither a title nor a DOI."""
-    entry_id = _text(entry.find("atom:id", NS))
-    title = _text(entry.find("atom:title", NS))
-    doi = _text(entry.find("arxiv:doi", NS))
+    entry_id = find_text(entry, "atom:id", NS)
+    title = find_text(entry, "atom:title", NS)
+    doi = find_text(entry, "arxiv:doi", NS)
     if not title and not doi:
         return None
     match = _ARXIV_ID.match(entry_id)
-    published = _text(entry.find("atom:published", NS)) or _text(entry.find("atom:updated", NS))
-    authors = [name for name in (_text(a.find("atom:name", NS)) for a in entry.findall("atom:author", NS)) if name]
+    published = find_text(entry, "atom:published", NS) or find_text(entry, "atom:updated", NS)
+    authors = [name for name in (find_text(a, "atom:name", NS) for a in entry.findall("atom:author", NS)) if name]
     return Source.create(
         url=_abs_url(entry, entry_id),
         title=title,
@@ -70,25 +52,25 @@ def parse_entry(entry: ET.Element) -> Source | None:
         source_type="academic",
         authors=authors,
         publication_date=published[:10],
-        content_snippet=_text(entry.find("atom:summary", NS)),
-        venue=_text(entry.find("arxiv:journal_ref", NS)) or "arXiv",
+        content_snippet=find_text(entry, "atom:summary", NS),
+        venue=find_text(entry, "arxiv:journal_ref", NS) or "arXiv",
         external_ids={"arxiv": match.group(1)} if match else {},
     )
 
 
 def _is_error(entry: ET.Element) -> bool:
-    return "/api/errors" in _text(entry.find("atom:id", NS)) or _text(entry.find("atom:title", NS)) == "Error"
+    return "/api/errors" in find_text(entry, "atom:id", NS) or find_text(entry, "atom:title", NS) == "Error"
 
 
 def parse_feed(raw: bytes | str) -> list[Source]:
     """Sources from an arXiv Atom feed; SourceError for malformed XML or an error entry."""
-    root = _parse_xml(raw)
+    root = parse_xml(raw, "arXiv")
     if root.tag != f"{{{NS['atom']}}}feed":
         raise SourceError(f"unexpected arXiv response: root element {root.tag[:60]!r}")
     entries = root.findall("atom:entry", NS)
     for entry in entries:
         if _is_error(entry):
-            reason = _text(entry.find("atom:summary", NS)) or "unspecified"
+            reason = find_text(entry, "atom:summary", NS) or "unspecified"
             raise SourceError(f"arXiv error: {reason[:160]}")
     return [source for source in map(parse_entry, entries) if source is not None]
 

@@ -7,8 +7,6 @@ web sources look the same whichever engine found them.
 
 from __future__ import annotations
 
-import html
-import json
 import re
 from datetime import datetime
 from typing import Any
@@ -17,11 +15,12 @@ from ..http import SourceError, request
 from ..models import Source
 from ..settings import Settings
 from .base import SearchContext
+from .payload import decode_json, http_url, plain_text
 
 NAME = "brave"
 MAX_COUNT = 20  # the API's limit per request
 
-_TAG_RE = re.compile(r"<[^>]*>")
+_TAG_RE = re.compile(r"<[^>]*>")  # Brave's own highlighting; any bracketed run goes
 _ISO_DATE_RE = re.compile(r"^\s*(\d{4}-\d{2}-\d{2})")
 _EDGE_MARKS = " \t\r\n\u200b\u200e\u200f\ufeff"
 
@@ -33,10 +32,7 @@ def enabled(settings: Settings) -> bool:
 
 def clean_text(value: Any) -> str:
     """Plain text from Brave's markup: tags stripped, entities decoded, spacing collapsed."""
-    if not isinstance(value, str):
-        return ""
-    text = html.unescape(_TAG_RE.sub("", value))
-    return " ".join(text.split()).strip(_EDGE_MARKS)
+    return plain_text(value, _TAG_RE).strip(_EDGE_MARKS)
 
 
 def result_date(result: dict[str, Any]) -> str:
@@ -58,10 +54,7 @@ def result_date(result: dict[str, Any]) -> str:
 
 def parse_brave(body: str | bytes) -> list[Source]:
     """The web results of a Brave Web Search response body."""
-    try:
-        payload = json.loads(body)
-    except (ValueError, RecursionError) as exc:
-        raise SourceError(f"Brave returned malformed JSON: {str(exc).splitlines()[0][:120]}") from exc
+    payload = decode_json(body, "Brave")
     if not isinstance(payload, dict):
         raise SourceError("Brave response is not a JSON object")
     web = payload.get("web")
@@ -73,9 +66,9 @@ def parse_brave(body: str | bytes) -> list[Source]:
     for result in web.get("results", []):
         if not isinstance(result, dict):
             raise SourceError("Brave web result is not an object")
-        url = result.get("url")
+        url = http_url(result.get("url"))
         title = clean_text(result.get("title"))
-        if not isinstance(url, str) or not url.startswith(("http://", "https://")) or not title:
+        if not url or not title:
             continue
         sources.append(
             Source.create(

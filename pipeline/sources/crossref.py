@@ -9,29 +9,23 @@ notice; corrections and new versions leave it alone.
 
 from __future__ import annotations
 
-import html
-import json
 import re
 from typing import Any
 
 from ..http import SourceError, request
-from ..models import Source, normalize_doi
+from ..models import Source
 from .base import SearchContext
+from .payload import TAG, as_dict, as_doi, as_list, count, decode_json, http_url, one_line, plain_text
 
 NAME = "crossref"
 MAX_ROWS = 100
 RETRACTING_UPDATES = frozenset({"retraction", "withdrawal", "removal"})
 DATE_FIELDS = ("published", "issued", "published-print", "published-online")
 
-_TAG = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
 # Paragraph-like tags separate words; inline ones (<i>, <sub>) must not split "H<sub>2</sub>O".
 _BLOCK_TAG = re.compile(r"</?(?:jats:)?(?:p|sec|list|list-item|br)\b[^<>]*>", re.IGNORECASE)
 # Bounded, so text full of unclosed <title> tags cannot make the search quadratic.
 _JATS_TITLE = re.compile(r"<(?:jats:)?title(?:\s[^<>]*)?>(.{0,300}?)</(?:jats:)?title>", re.IGNORECASE | re.DOTALL)
-
-
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
 
 
 def _first_text(value: Any) -> str:
@@ -46,17 +40,17 @@ def strip_markup(text: str) -> str:
     """Plain text from Crossref's JATS/HTML: section titles become "Label:", other tags go."""
 
     def heading(match: re.Match[str]) -> str:
-        label = " ".join(_TAG.sub("", match.group(1)).split()).rstrip(":")
+        label = one_line(TAG.sub("", match.group(1))).rstrip(":")
         return "" if label.casefold() in ("", "abstract", "summary") else f" {label}: "
 
     text = _BLOCK_TAG.sub(" ", _JATS_TITLE.sub(heading, text))
-    return " ".join(html.unescape(_TAG.sub("", text)).split())
+    return plain_text(text)
 
 
 def date_from_parts(value: Any) -> str:
     """'2012-03-21', '2012-03' or '2012' from Crossref's {"date-parts": [[y, m, d]]}; '' if unusable."""
-    parts = _list(value.get("date-parts")) if isinstance(value, dict) else []
-    first = _list(parts[0]) if parts else []
+    parts = as_list(as_dict(value).get("date-parts"))
+    first = as_list(parts[0]) if parts else []
     numbers: list[int] = []
     for part in first[:3]:
         if type(part) is not int:
@@ -75,27 +69,27 @@ def date_from_parts(value: Any) -> str:
 
 def _authors(value: Any) -> list[str]:
     names = []
-    for author in _list(value):
+    for author in as_list(value):
         if not isinstance(author, dict):
             continue
         parts = [author.get("given"), author.get("family")]
         name = " ".join(p.strip() for p in parts if isinstance(p, str) and p.strip())
         name = name or (author["name"].strip() if isinstance(author.get("name"), str) else "")
         if name:
-            names.append(" ".join(name.split()))
+            names.append(one_line(name))
     return names
 
 
 def retraction(work: dict[str, Any]) -> str:
     """The reason a work counts as retracted (from ``updated-by``), or '' when it does not."""
-    for update in _list(work.get("updated-by")):
+    for update in as_list(work.get("updated-by")):
         if not isinstance(update, dict) or not isinstance(update.get("type"), str):
             continue
         if update["type"] not in RETRACTING_UPDATES:
             continue
         label = update.get("label") if isinstance(update.get("label"), str) else ""
         reason = label.strip() or str(update["type"]).capitalize()
-        notice = normalize_doi(update.get("DOI") if isinstance(update.get("DOI"), str) else "")
+        notice = as_doi(update.get("DOI"))
         when = date_from_parts(update.get("updated"))
         return reason + (f" notice {notice}" if notice else "") + (f" ({when})" if when else "")
     return ""
@@ -103,12 +97,8 @@ def retraction(work: dict[str, Any]) -> str:
 
 def _landing_page(work: dict[str, Any]) -> str:
     """The publisher's page (``resource.primary.URL``): its domain says more than doi.org."""
-    resource = work.get("resource")
-    primary = resource.get("primary") if isinstance(resource, dict) else None
-    url = primary.get("URL") if isinstance(primary, dict) else None
-    if isinstance(url, str) and url.startswith(("http://", "https://")) and "doi.org/" not in url:
-        return url
-    return ""
+    url = http_url(as_dict(as_dict(work.get("resource")).get("primary")).get("URL"))
+    return url if "doi.org/" not in url else ""
 
 
 def parse_work(work: Any) -> Source | None:
@@ -116,16 +106,12 @@ def parse_work(work: Any) -> Source | None:
     if not isinstance(work, dict):
         return None
     title = _first_text(work.get("title"))
-    doi = normalize_doi(work.get("DOI") if isinstance(work.get("DOI"), str) else "")
+    doi = as_doi(work.get("DOI"))
     if not title and not doi:
         return None
     date = next(filter(None, (date_from_parts(work.get(name)) for name in DATE_FIELDS)), "")
-    cited = work.get("is-referenced-by-count")
-    references = [
-        normalize_doi(ref["DOI"])
-        for ref in _list(work.get("reference"))
-        if isinstance(ref, dict) and isinstance(ref.get("DOI"), str) and normalize_doi(ref["DOI"])
-    ]
+    cited_dois = (as_doi(as_dict(ref).get("DOI")) for ref in as_list(work.get("reference")))
+    references = [ref for ref in cited_dois if ref]
     abstract = work.get("abstract")
     reason = retraction(work)
     return Source.create(
@@ -137,7 +123,7 @@ def parse_work(work: Any) -> Source | None:
         authors=_authors(work.get("author")),
         publication_date=date,
         content_snippet=strip_markup(abstract) if isinstance(abstract, str) else "",
-        cited_by_count=cited if type(cited) is int and cited >= 0 else None,
+        cited_by_count=count(work.get("is-referenced-by-count")),
         venue=_first_text(work.get("container-title")),
         references=list(dict.fromkeys(references)),
         is_retracted=bool(reason),
@@ -145,23 +131,14 @@ def parse_work(work: Any) -> Source | None:
     )
 
 
-def _decode(raw: Any) -> Any:
-    if not isinstance(raw, (bytes, bytearray, str)):
-        return raw
-    try:
-        return json.loads(raw)
-    except (ValueError, RecursionError) as exc:
-        raise SourceError(f"malformed JSON from Crossref: {str(exc).splitlines()[0][:100]}") from exc
-
-
 def parse_works(raw: Any) -> list[Source]:
     """Sources from a Crossref works search or single-work response (bytes, str or decoded JSON)."""
-    data = _decode(raw)
+    data = decode_json(raw, "Crossref")
     if not isinstance(data, dict):
         raise SourceError("unexpected Crossref response: not a JSON object")
     message = data.get("message")
     if data.get("status") not in (None, "ok"):
-        detail = " ".join(str(message if message is not None else data.get("status")).split())
+        detail = one_line(str(message if message is not None else data.get("status")))
         raise SourceError(f"Crossref error: {detail[:160]}")
     if not isinstance(message, dict):
         raise SourceError("unexpected Crossref response: no message object")

@@ -16,6 +16,7 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 from ..http import SourceError, request
 from ..models import Source
 from .base import SearchContext
+from .payload import http_url, one_line
 
 NAME = "duckduckgo"
 
@@ -101,7 +102,7 @@ class _ResultPageParser(HTMLParser):
 
 
 def _text(parts: list[str]) -> str:
-    return " ".join("".join(parts).split())
+    return one_line("".join(parts))
 
 
 def real_url(href: str) -> str:
@@ -118,7 +119,7 @@ def real_url(href: str) -> str:
     if host == "duckduckgo.com" or host.endswith(".duckduckgo.com"):
         if parts.path.startswith("/l/"):
             target = parse_qs(parts.query).get("uddg", [""])[0]
-            return target if target.startswith(("http://", "https://")) else ""
+            return http_url(target)
         return ""  # /y.js ad redirects and DuckDuckGo's own pages are not results
     return absolute if parts.scheme in ("http", "https") else ""
 

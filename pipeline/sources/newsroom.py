@@ -8,13 +8,13 @@ the roadmap's ``parse_newsroom_articles`` does.
 
 from __future__ import annotations
 
-import json
 from datetime import date, timedelta
 from typing import Any
 
 from ..http import SourceError, request
 from ..models import Source
 from .base import SearchContext
+from .payload import as_list, decode_json, http_url, one_line
 
 NAME = "newsroom"
 DAYS_BACK = 90  # the roadmap's default window
@@ -25,18 +25,12 @@ def _tags(value: Any) -> list[str]:
     """A tag list as strings; the API's shape is trusted no further than this."""
     if isinstance(value, str):
         value = [value]
-    if not isinstance(value, list):
-        return []
-    return [tag.strip() for tag in value if isinstance(tag, str) and tag.strip()]
-
-
-def _text(value: Any) -> str:
-    return " ".join(value.split()) if isinstance(value, str) else ""
+    return [tag.strip() for tag in as_list(value) if isinstance(tag, str) and tag.strip()]
 
 
 def snippet(article: dict[str, Any]) -> str:
     """'Source: X | Topics: a, b, c | Geography: g1, g2' (first three topics, first two places)."""
-    parts = [f"Source: {_text(article.get('source')) or 'Unknown'}"]
+    parts = [f"Source: {one_line(article.get('source')) or 'Unknown'}"]
     topics = _tags(article.get("topic_tags"))
     places = _tags(article.get("geography_tags"))
     if topics:
@@ -54,17 +48,16 @@ def parse_articles(articles: Any) -> list[Source]:
     for article in articles:
         if not isinstance(article, dict):
             raise SourceError("newsroom article is not an object")
-        headline = _text(article.get("headline"))
+        headline = one_line(article.get("headline"))
         if not headline:
             continue
-        url = _text(article.get("url"))
         sources.append(
             Source.create(
-                url=url if url.startswith(("http://", "https://")) else "",
+                url=http_url(one_line(article.get("url"))),
                 title=headline,
                 origin=NAME,
                 source_type="newsroom",
-                publication_date=_text(article.get("date")),
+                publication_date=one_line(article.get("date")),
                 content_snippet=snippet(article),
             )
         )
@@ -73,10 +66,7 @@ def parse_articles(articles: Any) -> list[Source]:
 
 def parse_newsroom(body: str | bytes) -> list[Source]:
     """A whole newsroom response body: an object with an ``articles`` list."""
-    try:
-        payload = json.loads(body)
-    except (ValueError, RecursionError) as exc:
-        raise SourceError(f"newsroom returned malformed JSON: {str(exc).splitlines()[0][:120]}") from exc
+    payload = decode_json(body, "newsroom")
     if not isinstance(payload, dict) or "articles" not in payload:
         raise SourceError("newsroom response has no 'articles'")
     return parse_articles(payload["articles"])

@@ -8,14 +8,13 @@ as bare OpenAlex ids (``W123``) so phase 2 can fetch them with ``fetch_works``.
 
 from __future__ import annotations
 
-import html
-import json
 import re
 from typing import Any
 
 from ..http import SourceError, request
-from ..models import Source, normalize_doi
+from ..models import Source
 from .base import SearchContext
+from .payload import as_dict, as_doi, as_list, count, decode_json, plain_text
 
 NAME = "openalex"
 
@@ -33,7 +32,6 @@ IDS_PER_FILTER = 50  # OpenAlex ORs at most 100 values; 50 keeps URLs short
 _WORK_ID = re.compile(r"^(?:https?://(?:api\.)?openalex\.org/(?:works/)?)?(W\d+)$", re.IGNORECASE)
 # A publisher page; a DOI resolver link adds nothing over the DOI itself.
 _LANDING = re.compile(r"^https?://(?!(?:dx\.)?doi\.org/)[^/\s]+", re.IGNORECASE)
-_TAG = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
 
 
 def bare_work_id(value: Any) -> str:
@@ -42,13 +40,6 @@ def bare_work_id(value: Any) -> str:
         return ""
     match = _WORK_ID.match(value.strip())
     return match.group(1).upper() if match else ""
-
-
-def _text(value: Any) -> str:
-    """Plain one-line text: OpenAlex titles carry Crossref's inline HTML (<i>, <sup>)."""
-    if not isinstance(value, str):
-        return ""
-    return " ".join(html.unescape(_TAG.sub("", value)).split())
 
 
 def rebuild_abstract(inverted: Any) -> str:
@@ -66,18 +57,13 @@ def rebuild_abstract(inverted: Any) -> str:
     return " ".join(" ".join(word for _, word in placed).split())
 
 
-def _list(value: Any) -> list[Any]:
-    return value if isinstance(value, list) else []
-
-
 def _authors(authorships: Any) -> list[str]:
     names = []
-    for authorship in _list(authorships):
+    for authorship in as_list(authorships):
         if not isinstance(authorship, dict):
             continue
-        author = authorship.get("author")
-        name = _text(author.get("display_name")) if isinstance(author, dict) else ""
-        name = name or _text(authorship.get("raw_author_name"))
+        name = plain_text(as_dict(authorship.get("author")).get("display_name"))
+        name = name or plain_text(authorship.get("raw_author_name"))
         if name:
             names.append(name)
     return names
@@ -87,14 +73,12 @@ def parse_work(work: Any) -> Source | None:
     """One OpenAlex work as a Source; None when it has neither a title nor a DOI."""
     if not isinstance(work, dict):
         return None
-    title = _text(work.get("title")) or _text(work.get("display_name"))
-    doi = normalize_doi(work.get("doi") if isinstance(work.get("doi"), str) else "")
+    title = plain_text(work.get("title")) or plain_text(work.get("display_name"))
+    doi = as_doi(work.get("doi"))
     if not title and not doi:
         return None
-    location = work.get("primary_location")
-    location = location if isinstance(location, dict) else {}
-    venue_source = location.get("source")
-    venue = _text(venue_source.get("display_name")) if isinstance(venue_source, dict) else ""
+    location = as_dict(work.get("primary_location"))
+    venue = plain_text(as_dict(location.get("source")).get("display_name"))
     landing = location.get("landing_page_url")
     own_id = bare_work_id(work.get("id"))
     url = landing if isinstance(landing, str) and _LANDING.match(landing) else ""
@@ -104,14 +88,12 @@ def parse_work(work: Any) -> Source | None:
     year = work.get("publication_year")
     if not isinstance(date, str) or not date:
         date = str(year) if type(year) is int else ""
-    cited = work.get("cited_by_count")
     external_ids = {"openalex": own_id} if own_id else {}
-    ids = work.get("ids")
-    pmid = ids.get("pmid") if isinstance(ids, dict) else None
+    pmid = as_dict(work.get("ids")).get("pmid")
     pmid = pmid.rstrip("/").rsplit("/", 1)[-1] if isinstance(pmid, str) else ""  # a pubmed.ncbi URL
     if pmid.isascii() and pmid.isdigit():
         external_ids["pmid"] = pmid
-    references = [ref for ref in map(bare_work_id, _list(work.get("referenced_works"))) if ref]
+    references = [ref for ref in map(bare_work_id, as_list(work.get("referenced_works"))) if ref]
     retracted = work.get("is_retracted") is True
     return Source.create(
         url=url,
@@ -122,7 +104,7 @@ def parse_work(work: Any) -> Source | None:
         authors=_authors(work.get("authorships")),
         publication_date=date,
         content_snippet=rebuild_abstract(work.get("abstract_inverted_index")),
-        cited_by_count=cited if type(cited) is int and cited >= 0 else None,
+        cited_by_count=count(work.get("cited_by_count")),
         venue=venue,
         external_ids=external_ids,
         references=list(dict.fromkeys(references)),
@@ -131,18 +113,9 @@ def parse_work(work: Any) -> Source | None:
     )
 
 
-def _decode(raw: Any) -> Any:
-    if not isinstance(raw, (bytes, bytearray, str)):
-        return raw
-    try:
-        return json.loads(raw)
-    except (ValueError, RecursionError) as exc:
-        raise SourceError(f"malformed JSON from OpenAlex: {str(exc).splitlines()[0][:100]}") from exc
-
-
 def parse_works(raw: Any) -> list[Source]:
     """Sources from an OpenAlex list response or single work (bytes, str or decoded JSON)."""
-    data = _decode(raw)
+    data = decode_json(raw, "OpenAlex")
     if not isinstance(data, dict):
         raise SourceError("unexpected OpenAlex response: not a JSON object")
     if "results" in data:
@@ -152,7 +125,7 @@ def parse_works(raw: Any) -> list[Source]:
     elif bare_work_id(data.get("id")):
         works = [data]
     elif "error" in data:
-        raise SourceError(f"OpenAlex error: {_text(str(data.get('message') or data['error']))[:160]}")
+        raise SourceError(f"OpenAlex error: {plain_text(str(data.get('message') or data['error']))[:160]}")
     else:
         raise SourceError("unexpected OpenAlex response: neither results nor a work")
     return [source for source in map(parse_work, works) if source is not None]

@@ -11,7 +11,6 @@ every source's external ids, where PubMed records keep ``pmid``). Book chapters
 
 from __future__ import annotations
 
-import json
 import re
 import xml.etree.ElementTree as ET
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 from ..http import SourceError, request
 from ..models import Source, normalize_doi
 from .base import SearchContext
+from .payload import as_dict, decode_json, element_text, find_text, one_line, parse_xml
 
 NAME = "pubmed"
 MAX_RETMAX = 100
@@ -32,25 +32,6 @@ _NUMBER = re.compile(r"[0-9]{1,2}")
 _PMID = re.compile(r"[0-9]{1,12}")  # used with fullmatch: ASCII digits only
 
 
-def _parse_xml(raw: bytes | str, what: str) -> ET.Element:
-    # NCBI documents carry a DOCTYPE but never declare entities; a declaration is how XML bombs start.
-    if (b"<!ENTITY" if isinstance(raw, (bytes, bytearray)) else "<!ENTITY") in raw:
-        raise SourceError(f"PubMed {what} declares XML entities; refused")
-    try:
-        return ET.fromstring(raw)
-    except ET.ParseError as exc:
-        raise SourceError(f"malformed PubMed {what} XML: {exc}") from exc
-    except (ValueError, LookupError, RecursionError) as exc:  # e.g. an encoding expat cannot read
-        raise SourceError(f"unreadable PubMed {what} XML: {type(exc).__name__}") from exc
-
-
-def _text(element: ET.Element | None) -> str:
-    """All text inside an element (titles hold <i>, <sup>…), on one line."""
-    if element is None:
-        return ""
-    return " ".join("".join(element.itertext()).split())
-
-
 def _pmids(values: list[Any]) -> list[str]:
     ids = [value.strip() for value in values if isinstance(value, str) and _PMID.fullmatch(value.strip())]
     return list(dict.fromkeys(ids))
@@ -60,22 +41,19 @@ def parse_esearch(raw: bytes | str) -> list[str]:
     """The PMIDs of an esearch answer, JSON or XML; SourceError when NCBI reports an error."""
     head = raw.lstrip()[:1]
     if head in (b"<", "<"):
-        root = _parse_xml(raw, "esearch")
+        root = parse_xml(raw, "PubMed esearch")
         if root.tag != "eSearchResult":
             raise SourceError(f"unexpected PubMed esearch response: root element {root.tag[:60]!r}")
-        error = _text(root.find("ERROR"))
+        error = find_text(root, "ERROR")
         if error:
             raise SourceError(f"PubMed esearch error: {error[:160]}")
         return _pmids([element.text for element in root.findall("IdList/Id")])
-    try:
-        data = json.loads(raw)
-    except (ValueError, RecursionError) as exc:
-        raise SourceError(f"malformed JSON from PubMed esearch: {str(exc).splitlines()[0][:100]}") from exc
-    result = data.get("esearchresult") if isinstance(data, dict) else None
+    data = decode_json(raw, "PubMed esearch")
+    result = as_dict(data).get("esearchresult")
     if not isinstance(result, dict):
         raise SourceError("unexpected PubMed esearch response: no esearchresult")
     if "ERROR" in result or "error" in result:
-        detail = " ".join(str(result.get("ERROR") or result.get("error")).split())
+        detail = one_line(str(result.get("ERROR") or result.get("error")))
         raise SourceError(f"PubMed esearch error: {detail[:160]}")
     idlist = result.get("idlist", [])
     if not isinstance(idlist, list):
@@ -87,9 +65,9 @@ def _date(pub_date: ET.Element | None) -> str:
     """'2024-12', '2023-07-03' or '2022' from Year/Month/Day, or from a MedlineDate such as '1998 Dec-1999 Jan'."""
     if pub_date is None:
         return ""
-    year, month, day = (_text(pub_date.find(name)) for name in ("Year", "Month", "Day"))
+    year, month, day = (find_text(pub_date, name) for name in ("Year", "Month", "Day"))
     if not year:
-        match = _MEDLINE_DATE.search(_text(pub_date.find("MedlineDate")))
+        match = _MEDLINE_DATE.search(find_text(pub_date, "MedlineDate"))
         if not match:
             return ""
         year, month, day = match.group(1), match.group(2) or "", ""
@@ -106,9 +84,9 @@ def _date(pub_date: ET.Element | None) -> str:
 def _authors(article: ET.Element) -> list[str]:
     names = []
     for author in article.findall("AuthorList/Author"):
-        collective = _text(author.find("CollectiveName"))
-        given = _text(author.find("ForeName")) or _text(author.find("Initials"))
-        name = " ".join(part for part in (given, _text(author.find("LastName"))) if part) or collective
+        collective = find_text(author, "CollectiveName")
+        given = find_text(author, "ForeName") or find_text(author, "Initials")
+        name = " ".join(part for part in (given, find_text(author, "LastName")) if part) or collective
         if name:
             names.append(name)
     return names
@@ -117,8 +95,8 @@ def _authors(article: ET.Element) -> list[str]:
 def _abstract(article: ET.Element) -> str:
     parts = []
     for section in article.findall("Abstract/AbstractText"):
-        text = _text(section)
-        label = " ".join((section.get("Label") or "").split())
+        text = element_text(section)
+        label = one_line(section.get("Label"))
         if text:
             parts.append(f"{label}: {text}" if label else text)
     return " ".join(parts)
@@ -129,7 +107,7 @@ def _references(pubmed_data: ET.Element | None) -> list[str]:
         return []
     found = []
     for id_list in pubmed_data.findall("ReferenceList/Reference/ArticleIdList"):
-        ids = {element.get("IdType"): _text(element) for element in id_list.findall("ArticleId")}
+        ids = {element.get("IdType"): element_text(element) for element in id_list.findall("ArticleId")}
         doi = normalize_doi(ids.get("doi"))
         pmid = ids.get("pubmed", "")
         if doi:
@@ -143,21 +121,21 @@ def parse_article(record: ET.Element) -> Source | None:
     """One PubmedArticle as a Source; None without a PMID or a title."""
     citation = record.find("MedlineCitation")
     article = citation.find("Article") if citation is not None else None
-    pmid = _text(citation.find("PMID")) if citation is not None else ""
+    pmid = find_text(citation, "PMID")
     if article is None or not _PMID.fullmatch(pmid):
         return None
-    title = _text(article.find("ArticleTitle")) or _text(article.find("VernacularTitle"))
+    title = find_text(article, "ArticleTitle") or find_text(article, "VernacularTitle")
     if title.endswith("."):
         title = title[:-1]  # MEDLINE ends every title with a period; other services do not
     if not title:
         return None
     pubmed_data = record.find("PubmedData")
     article_ids = {
-        element.get("IdType"): _text(element)
+        element.get("IdType"): element_text(element)
         for element in (pubmed_data.findall("ArticleIdList/ArticleId") if pubmed_data is not None else [])
     }
     doi = normalize_doi(article_ids.get("doi")) or next(
-        (normalize_doi(_text(e)) for e in article.findall("ELocationID") if e.get("EIdType") == "doi"), ""
+        (normalize_doi(element_text(e)) for e in article.findall("ELocationID") if e.get("EIdType") == "doi"), ""
     )
     external_ids = {"pmid": pmid}
     if article_ids.get("pmc"):
@@ -172,7 +150,7 @@ def parse_article(record: ET.Element) -> Source | None:
         authors=_authors(article),
         publication_date=date,
         content_snippet=_abstract(article),
-        venue=_text(article.find("Journal/Title")) or _text(article.find("Journal/ISOAbbreviation")),
+        venue=find_text(article, "Journal/Title") or find_text(article, "Journal/ISOAbbreviation"),
         external_ids=external_ids,
         references=_references(pubmed_data),
     )
@@ -180,7 +158,7 @@ def parse_article(record: ET.Element) -> Source | None:
 
 def parse_efetch(raw: bytes | str) -> list[Source]:
     """Sources from an efetch PubmedArticleSet; SourceError for anything else."""
-    root = _parse_xml(raw, "efetch")
+    root = parse_xml(raw, "PubMed efetch")
     if root.tag != "PubmedArticleSet":
         raise SourceError(f"unexpected PubMed efetch response: root element {root.tag[:60]!r}")
     return [source for source in map(parse_article, root.findall("PubmedArticle")) if source is not None]

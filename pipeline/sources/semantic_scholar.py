@@ -9,14 +9,14 @@ citations ``data[].citingPaper``, or one paper. An ``error`` body (such as a
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 from urllib.parse import quote
 
 from ..http import SourceError, request
-from ..models import Source, normalize_doi
+from ..models import Source
 from .base import SearchContext
+from .payload import as_dict, as_doi, as_list, count, decode_json, http_url, one_line
 
 NAME = "semantic_scholar"
 FIELDS = "title,abstract,authors,year,venue,externalIds,citationCount,url,publicationDate"
@@ -27,20 +27,16 @@ _QUERY_TERM = re.compile(r"\w(?:[\w-]*\w)?")
 _BAD_PAPER_ID = re.compile(r"\.\.|[\s?#]")
 
 
-def _text(value: Any) -> str:
-    return " ".join(value.split()) if isinstance(value, str) else ""
-
-
 def _paper_url(paper: dict[str, Any], doi: str, arxiv: str) -> str:
     """doi.org (left to Source.create) or arxiv.org say more about the work than an S2 page."""
     if doi:
         return ""
     if arxiv:
         return f"https://arxiv.org/abs/{arxiv}"
-    url = paper.get("url")
-    if isinstance(url, str) and url.startswith(("http://", "https://")):
+    url = http_url(paper.get("url"))
+    if url:
         return url
-    paper_id = _text(paper.get("paperId"))
+    paper_id = one_line(paper.get("paperId"))
     return f"https://www.semanticscholar.org/paper/{paper_id}" if paper_id else ""
 
 
@@ -48,10 +44,9 @@ def parse_paper(paper: Any) -> Source | None:
     """One S2 paper as a Source; None when it has neither a title nor a DOI."""
     if not isinstance(paper, dict):
         return None
-    ids = paper.get("externalIds")
-    ids = ids if isinstance(ids, dict) else {}
-    title = _text(paper.get("title"))
-    doi = normalize_doi(ids.get("DOI") if isinstance(ids.get("DOI"), str) else "")
+    ids = as_dict(paper.get("externalIds"))
+    title = one_line(paper.get("title"))
+    doi = as_doi(ids.get("DOI"))
     if not title and not doi:
         return None
     external_ids: dict[str, str] = {}
@@ -62,19 +57,14 @@ def parse_paper(paper: Any) -> Source | None:
     pmcid = external_ids.get("pmcid", "")
     if pmcid.isascii() and pmcid.isdigit():
         external_ids["pmcid"] = "PMC" + external_ids["pmcid"]  # the form PubMed itself uses
-    paper_id = _text(paper.get("paperId"))
+    paper_id = one_line(paper.get("paperId"))
     if paper_id:
         external_ids[NAME] = paper_id  # the key phase 2 reads to follow this paper's references
-    authors = [
-        _text(author.get("name"))
-        for author in (paper.get("authors") if isinstance(paper.get("authors"), list) else [])
-        if isinstance(author, dict) and _text(author.get("name"))
-    ]
+    names = (one_line(as_dict(author).get("name")) for author in as_list(paper.get("authors")))
+    authors = [name for name in names if name]
     year = paper.get("year")
-    date = _text(paper.get("publicationDate")) or (str(year) if type(year) is int else "")
-    journal = paper.get("journal")
-    venue = _text(paper.get("venue")) or (_text(journal.get("name")) if isinstance(journal, dict) else "")
-    cited = paper.get("citationCount")
+    date = one_line(paper.get("publicationDate")) or (str(year) if type(year) is int else "")
+    venue = one_line(paper.get("venue")) or one_line(as_dict(paper.get("journal")).get("name"))
     return Source.create(
         url=_paper_url(paper, doi, external_ids.get("arxiv", "")),
         title=title,
@@ -83,8 +73,8 @@ def parse_paper(paper: Any) -> Source | None:
         source_type="academic",
         authors=authors,
         publication_date=date,
-        content_snippet=_text(paper.get("abstract")),
-        cited_by_count=cited if type(cited) is int and cited >= 0 else None,
+        content_snippet=one_line(paper.get("abstract")),
+        cited_by_count=count(paper.get("citationCount")),
         venue=venue,
         external_ids=external_ids,
     )
@@ -99,22 +89,13 @@ def _unwrap(item: Any) -> Any:
     return item
 
 
-def _decode(raw: Any) -> Any:
-    if not isinstance(raw, (bytes, bytearray, str)):
-        return raw
-    try:
-        return json.loads(raw)
-    except (ValueError, RecursionError) as exc:
-        raise SourceError(f"malformed JSON from Semantic Scholar: {str(exc).splitlines()[0][:100]}") from exc
-
-
 def parse_papers(raw: Any) -> list[Source]:
     """Sources from any S2 search, references, citations or paper response."""
-    data = _decode(raw)
+    data = decode_json(raw, "Semantic Scholar")
     if not isinstance(data, dict):
         raise SourceError("unexpected Semantic Scholar response: not a JSON object")
     if "error" in data or ("message" in data and "data" not in data):
-        detail = _text(str(data.get("error") or data.get("message")))
+        detail = one_line(str(data.get("error") or data.get("message")))
         raise SourceError(f"Semantic Scholar error: {detail[:160]}")
     if "data" in data:
         if not isinstance(data["data"], list):
