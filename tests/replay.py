@@ -3,7 +3,9 @@
 Every service Zorora talks to is routed to one ThreadingHTTPServer on 127.0.0.1,
 so end-to-end tests, UI tests and benchmarks run the real adapters against the
 real payload formats with no network. Options add a per-request delay or make
-a service fail, to test timing and failure reporting.
+a service fail, to test timing and failure reporting. The adapter tests use
+the same server with a scripted router (``replies``) and read back exactly
+what each adapter sent (``ReplayServer.seen``).
 """
 
 from __future__ import annotations
@@ -11,15 +13,24 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from tests.conftest import API_FIXTURES
+from zorora_tui.pipeline.http import make_client
+from zorora_tui.pipeline.settings import Settings
+from zorora_tui.pipeline.sources.base import SearchContext
 
-# The roadmap's newsroom response (its API spec; no recording of that service exists).
+# (status, content type, body), optionally with extra response headers such as Retry-After.
+Reply = tuple[int, str, bytes] | tuple[int, str, bytes, dict[str, str]]
+Router = Callable[[str, str, dict[str, list[str]]], Reply]
+
+# MOCK_NEWSROOM_RESPONSE of the roadmap (appendix F.3), verbatim: its API spec, as no recording of that service exists.
 NEWSROOM_EXAMPLE: dict[str, Any] = {
     "articles": [
         {
@@ -75,7 +86,7 @@ def _file(relative: str) -> tuple[str, bytes]:
     return kind, path.read_bytes()
 
 
-def route(service: str, rest: str, query: dict[str, list[str]]) -> tuple[int, str, bytes]:
+def route(service: str, rest: str, query: dict[str, list[str]]) -> Reply:
     """The recorded response for one request: (status, content type, body)."""
     q = {k: v[0] for k, v in query.items()}
     if service == "openalex" and rest.startswith("works"):
@@ -117,21 +128,63 @@ def route(service: str, rest: str, query: dict[str, list[str]]) -> tuple[int, st
     return 404, "application/json", b'{"error": "no such route"}'
 
 
+def ok(body: bytes, content_type: str = "application/json") -> Reply:
+    """A 200 answer with this body."""
+    return 200, content_type, body
+
+
+def replies(*answers: Reply) -> Router:
+    """A router that answers requests in order with these replies, whatever they ask; the last one repeats."""
+    queue = list(answers)
+    lock = threading.Lock()
+
+    def router(service: str, rest: str, query: dict[str, list[str]]) -> Reply:
+        with lock:
+            return queue.pop(0) if len(queue) > 1 else queue[0]
+
+    return router
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One request exactly as the server received it."""
+
+    method: str
+    path: str  # the whole URL path, e.g. "/graph/v1/paper/search"
+    query: dict[str, list[str]]  # the URL query string only (blank values kept)
+    headers: dict[str, str]  # names in lower case
+    body: bytes
+
+    @property
+    def params(self) -> dict[str, str]:
+        """The URL query with one value per name (the last), as a service reads it."""
+        return {name: values[-1] for name, values in self.query.items()}
+
+    @property
+    def form(self) -> dict[str, list[str]]:
+        """The body read as an HTML form post."""
+        return parse_qs(self.body.decode("utf-8", "replace"), keep_blank_values=True)
+
+
 class ReplayServer:
     """Context manager: a replay server on 127.0.0.1 with an ephemeral port.
 
     delay: seconds every response waits (to measure parallelism).
     fail: service -> HTTP status it answers with instead (e.g. {"crossref": 503}).
     slow: service -> seconds that service alone waits before answering.
+    router: (service, rest of the path, query and form values) -> the reply; ``route`` replays the recordings.
+    requests: (service, rest, query and form values, headers) of every request.
+    seen: every request in full (method, path, URL query, headers, body), as ``Seen``.
     """
 
     def __init__(self, delay: float = 0.0, fail: dict[str, int] | None = None, slow: dict[str, float] | None = None,
-                 router: Callable[[str, str, dict[str, list[str]]], tuple[int, str, bytes]] = route) -> None:
+                 router: Router = route) -> None:
         self.delay = delay
         self.fail = dict(fail or {})
         self.slow = dict(slow or {})
         self.router = router
         self.requests: list[tuple[str, str, dict[str, list[str]], dict[str, str]]] = []
+        self.seen: list[Seen] = []
         self._lock = threading.Lock()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
@@ -166,20 +219,32 @@ class ReplayServer:
                 parts = urlsplit(self.path)
                 query = parse_qs(parts.query)
                 length = int(self.headers.get("Content-Length") or 0)
-                if length:
-                    query.update(parse_qs(self.rfile.read(length).decode("utf-8", "replace")))
+                sent = self.rfile.read(length) if length else b""
+                if sent:
+                    query.update(parse_qs(sent.decode("utf-8", "replace")))
                 service, _, rest = parts.path.lstrip("/").partition("/")
+                seen = Seen(
+                    method=self.command,
+                    path=parts.path,
+                    query=parse_qs(parts.query, keep_blank_values=True),
+                    headers={name.lower(): value for name, value in self.headers.items()},
+                    body=sent,
+                )
                 with server_self._lock:
                     server_self.requests.append((service, rest, query, dict(self.headers)))
+                    server_self.seen.append(seen)
                 pause = server_self.slow.get(service, server_self.delay)
                 if pause:
                     time.sleep(pause)
                 if service in server_self.fail:
-                    status, kind, body = server_self.fail[service], "text/plain", b"injected failure"
+                    reply: Reply = (server_self.fail[service], "text/plain", b"injected failure")
                 else:
-                    status, kind, body = server_self.router(service, rest, query)
+                    reply = server_self.router(service, rest, query)
+                status, kind, body, *extra = reply
                 self.send_response(status)
                 self.send_header("Content-Type", kind)
+                for name, value in (extra[0] if extra else {}).items():
+                    self.send_header(name, value)
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
@@ -189,7 +254,9 @@ class ReplayServer:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="replay", daemon=True)
+        # A short poll interval: shutdown waits for the next poll, once per test.
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.01},
+                                        name="replay", daemon=True)
         self._thread.start()
         return self
 
@@ -197,6 +264,19 @@ class ReplayServer:
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=2)
+
+
+@contextmanager
+def search_context(query: str = "open access", limit: int = 10, **settings: Any) -> Iterator[SearchContext]:
+    """A SearchContext with real settings (e.g. ``openalex_url=server.base_url``) and its own client."""
+    real = Settings(contact_email="tests@example.org", **settings)
+    client = make_client(real)
+    try:
+        yield SearchContext(client=client, settings=real, query=query, limit=limit)
+    finally:
+        client.close()
 
 
 def closed_port_url() -> str:

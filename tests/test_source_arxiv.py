@@ -8,7 +8,7 @@ from zorora_tui.pipeline.http import SourceError
 from zorora_tui.pipeline.sources import arxiv
 
 from .conftest import fixture_bytes
-from .test_source_openalex import Loopback, ok, replies, search_context
+from .replay import ReplayServer, ok, replies, search_context
 
 EMPTY = "arxiv/arxivpy_id_0000.0000_s0_m100_8b51d9633a68.atom.xml"
 TESTING = "arxiv/arxivpy_q_testing_s0_m10_bc5a6c384fe9.atom.xml"
@@ -129,8 +129,8 @@ def test_search_query_keeps_words_not_syntax() -> None:
 
 
 def test_search_sends_the_query_endpoint() -> None:
-    with Loopback(replies(ok(fixture_bytes(TESTING), "application/atom+xml"))) as server, search_context(
-        "software testing", limit=10, arxiv_url=server.url + "/api"
+    with ReplayServer(router=replies(ok(fixture_bytes(TESTING), "application/atom+xml"))) as server, search_context(
+        "software testing", limit=10, arxiv_url=server.base_url + "/api"
     ) as ctx:
         papers = arxiv.search(ctx)
     assert len(papers) == 10
@@ -143,29 +143,14 @@ def test_search_sends_the_query_endpoint() -> None:
 
 
 def test_search_with_no_words_sends_nothing() -> None:
-    with Loopback(replies(ok(b""))) as server, search_context('"()"', arxiv_url=server.url) as ctx:
+    with ReplayServer(router=replies(ok(b""))) as server, search_context('"()"', arxiv_url=server.base_url) as ctx:
         assert arxiv.search(ctx) == []
     assert server.seen == []
 
 
 def test_search_error_entry_fails_the_source() -> None:
-    with Loopback(replies(ok(ERROR_FEED, "application/atom+xml"))) as server, search_context(
-        "x", arxiv_url=server.url
+    with ReplayServer(router=replies(ok(ERROR_FEED, "application/atom+xml"))) as server, search_context(
+        "x", arxiv_url=server.base_url
     ) as ctx:
         with pytest.raises(SourceError, match="incorrect id format"):
             arxiv.search(ctx)
-
-
-def test_rate_limit_is_retried_once() -> None:
-    limited = (429, b"Rate exceeded.", {"Retry-After": "0"})
-    with Loopback(replies(limited, ok(fixture_bytes(EMPTY)))) as server, search_context(arxiv_url=server.url) as ctx:
-        assert arxiv.search(ctx) == []
-    assert len(server.seen) == 2
-
-
-def test_server_error_twice_is_a_source_error() -> None:
-    broken = (503, b"", {"Retry-After": "0"})
-    with Loopback(replies(broken)) as server, search_context(arxiv_url=server.url) as ctx:
-        with pytest.raises(SourceError, match="HTTP 503"):
-            arxiv.search(ctx)
-    assert len(server.seen) == 2

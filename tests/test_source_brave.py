@@ -4,21 +4,16 @@ from __future__ import annotations
 
 import json
 import re
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import SimpleNamespace
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from zorora_tui.pipeline.http import SourceError, make_client
+from zorora_tui.pipeline.http import SourceError
 from zorora_tui.pipeline.settings import Settings
 from zorora_tui.pipeline.sources import brave
-from zorora_tui.pipeline.sources.base import SearchContext
 from zorora_tui.pipeline.sources.brave import clean_text, enabled, parse_brave, result_date
 
 from .conftest import fixture_bytes
+from .replay import ReplayServer, ok, replies, search_context
 
 LARAVEL = "web_search/brave_api_larallama_laravel_news.json"
 
@@ -128,70 +123,41 @@ def test_enabled_only_with_a_key(tmp_path) -> None:
     assert enabled(Settings(home=tmp_path, brave_api_key="BSA-test")) is True
 
 
-@pytest.fixture
-def server() -> Iterator[SimpleNamespace]:
-    """A loopback HTTP server that answers with a set reply and records each request."""
-    seen: list[SimpleNamespace] = []
-    reply = SimpleNamespace(status=200, body=b"")
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            seen.append(SimpleNamespace(method=self.command, path=self.path, headers=self.headers))
-            self.send_response(reply.status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(reply.body)))
-            self.end_headers()
-            self.wfile.write(reply.body)
-
-        def log_message(self, format: str, *args: object) -> None:
-            return
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-    thread.start()
-    try:
-        yield SimpleNamespace(url=f"http://127.0.0.1:{httpd.server_port}", requests=seen, reply=reply)
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+ENDPOINT = "/res/v1/web/search"
 
 
-def _context(url: str, tmp_path, key: str, limit: int = 25) -> SearchContext:
-    settings = Settings(home=tmp_path, brave_url=url + "/res/v1/web/search", brave_api_key=key)
-    return SearchContext(client=make_client(settings), settings=settings, query="Laravel news", limit=limit)
-
-
-def test_search_sends_query_count_token_and_user_agent(server: SimpleNamespace, tmp_path) -> None:
-    server.reply.body = fixture_bytes(LARAVEL)
-    ctx = _context(server.url, tmp_path, key="BSA-secret-token", limit=5)
-    with ctx.client:
+def test_search_sends_query_count_token_and_user_agent() -> None:
+    with ReplayServer(router=replies(ok(fixture_bytes(LARAVEL)))) as server, search_context(
+        "Laravel news", limit=5, brave_url=server.base_url + ENDPOINT, brave_api_key="BSA-secret-token"
+    ) as ctx:
         sources = brave.search(ctx)
     assert [s.url for s in sources] == LARAVEL_URLS[:5]
-    (sent,) = server.requests
-    parts = urlsplit(sent.path)
-    assert parts.path == "/res/v1/web/search"
-    assert parse_qs(parts.query) == {"q": ["Laravel news"], "count": ["5"]}
-    assert sent.headers["X-Subscription-Token"] == "BSA-secret-token"
-    assert re.match(r"zorora-tui/\S+ \(mailto:", sent.headers["User-Agent"])
+    (sent,) = server.seen
+    assert sent.method == "GET" and sent.path == ENDPOINT
+    assert sent.query == {"q": ["Laravel news"], "count": ["5"]}
+    assert sent.headers["x-subscription-token"] == "BSA-secret-token"
+    assert re.match(r"zorora-tui/\S+ \(mailto:", sent.headers["user-agent"])
 
 
-def test_search_caps_count_at_the_api_maximum(server: SimpleNamespace, tmp_path) -> None:
-    server.reply.body = fixture_bytes(LARAVEL)
-    ctx = _context(server.url, tmp_path, key="k", limit=50)
-    with ctx.client:
+def test_search_caps_count_at_the_api_maximum() -> None:
+    with ReplayServer(router=replies(ok(fixture_bytes(LARAVEL)))) as server, search_context(
+        "Laravel news", limit=50, brave_url=server.base_url + ENDPOINT, brave_api_key="k"
+    ) as ctx:
         assert len(brave.search(ctx)) == 18
-    assert parse_qs(urlsplit(server.requests[0].path).query)["count"] == ["20"]
+    assert server.seen[0].query["count"] == ["20"]
 
 
-def test_search_without_key_sends_nothing(server: SimpleNamespace, tmp_path) -> None:
-    ctx = _context(server.url, tmp_path, key="")
-    with ctx.client, pytest.raises(SourceError, match="BRAVE_API_KEY"):
+def test_search_without_key_sends_nothing() -> None:
+    with ReplayServer(router=replies(ok(b"{}"))) as server, search_context(
+        brave_url=server.base_url + ENDPOINT, brave_api_key=""
+    ) as ctx, pytest.raises(SourceError, match="BRAVE_API_KEY"):
         brave.search(ctx)
-    assert server.requests == []
+    assert server.seen == []
 
 
-def test_search_reports_a_rejected_key(server: SimpleNamespace, tmp_path) -> None:
-    server.reply.status, server.reply.body = 401, b'{"type": "ErrorResponse"}'
-    ctx = _context(server.url, tmp_path, key="wrong")
-    with ctx.client, pytest.raises(SourceError, match="HTTP 401"):
+def test_search_reports_a_rejected_key() -> None:
+    rejected = (401, "application/json", b'{"type": "ErrorResponse"}')
+    with ReplayServer(router=replies(rejected)) as server, search_context(
+        brave_url=server.base_url + ENDPOINT, brave_api_key="wrong"
+    ) as ctx, pytest.raises(SourceError, match="HTTP 401"):
         brave.search(ctx)

@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 import re
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import SimpleNamespace
-from urllib.parse import parse_qs, quote
+from urllib.parse import quote
 
 import pytest
 
-from zorora_tui.pipeline.http import SourceError, make_client
-from zorora_tui.pipeline.settings import Settings
+from zorora_tui.pipeline.http import SourceError
 from zorora_tui.pipeline.sources import duckduckgo
-from zorora_tui.pipeline.sources.base import SearchContext
 from zorora_tui.pipeline.sources.duckduckgo import parse_duckduckgo, real_url
 
 from .conftest import fixture_bytes
+from .replay import ReplayServer, ok, replies, search_context
 
 RUST = "web_search/ddg_html_meka_rust_programming_language.html"
 CAPTCHA = "web_search/ddg_html_meka_captcha_anomaly_page.html"
@@ -140,73 +135,38 @@ def test_real_url(href: str, expected: str) -> None:
     assert real_url(href) == expected
 
 
-@pytest.fixture
-def server() -> Iterator[SimpleNamespace]:
-    """A loopback HTTP server that answers with a set reply and records each request."""
-    seen: list[SimpleNamespace] = []
-    reply = SimpleNamespace(status=200, content_type="text/html; charset=UTF-8", body=b"")
-
-    class Handler(BaseHTTPRequestHandler):
-        def _answer(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            seen.append(SimpleNamespace(method=self.command, path=self.path, headers=self.headers,
-                                        body=self.rfile.read(length)))
-            self.send_response(reply.status)
-            self.send_header("Content-Type", reply.content_type)
-            self.send_header("Content-Length", str(len(reply.body)))
-            self.end_headers()
-            self.wfile.write(reply.body)
-
-        do_GET = do_POST = _answer
-
-        def log_message(self, format: str, *args: object) -> None:
-            return
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-    thread.start()
-    try:
-        yield SimpleNamespace(url=f"http://127.0.0.1:{httpd.server_port}", requests=seen, reply=reply)
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+HTML = "text/html; charset=UTF-8"
 
 
-def _context(url: str, tmp_path, query: str = "rust programming language", limit: int = 25) -> SearchContext:
-    settings = Settings(home=tmp_path, ddg_url=url + "/html")
-    return SearchContext(client=make_client(settings), settings=settings, query=query, limit=limit)
-
-
-def test_search_posts_the_query_and_parses_the_page(server: SimpleNamespace, tmp_path) -> None:
-    server.reply.body = fixture_bytes(RUST)
-    ctx = _context(server.url, tmp_path, query='rust "borrow checker" & lifetimes')
-    with ctx.client:
+def test_search_posts_the_query_and_parses_the_page() -> None:
+    query = 'rust "borrow checker" & lifetimes'
+    with ReplayServer(router=replies(ok(fixture_bytes(RUST), HTML))) as server, search_context(
+        query, limit=25, ddg_url=server.base_url + "/html"
+    ) as ctx:
         sources = duckduckgo.search(ctx)
     assert [(s.title, s.url) for s in sources] == RUST_RESULTS
-    (sent,) = server.requests
-    assert sent.method == "POST" and sent.path == "/html"
-    assert parse_qs(sent.body.decode()) == {"q": ['rust "borrow checker" & lifetimes']}
-    assert re.match(r"zorora-tui/\S+ \(mailto:.+@.+\)", sent.headers["User-Agent"])
+    (sent,) = server.seen
+    assert sent.method == "POST" and sent.path == "/html" and sent.query == {}
+    assert sent.form == {"q": ['rust "borrow checker" & lifetimes']}
+    assert re.match(r"zorora-tui/\S+ \(mailto:.+@.+\)", sent.headers["user-agent"])
 
 
-def test_search_honours_the_limit(server: SimpleNamespace, tmp_path) -> None:
-    server.reply.body = fixture_bytes(RUST)
-    ctx = _context(server.url, tmp_path, limit=3)
-    with ctx.client:
+def test_search_honours_the_limit() -> None:
+    with ReplayServer(router=replies(ok(fixture_bytes(RUST), HTML))) as server, search_context(
+        "rust programming language", limit=3, ddg_url=server.base_url + "/html"
+    ) as ctx:
         assert [s.title for s in duckduckgo.search(ctx)] == [t for t, _ in RUST_RESULTS[:3]]
 
 
-def test_search_reports_the_challenge_served_with_202(server: SimpleNamespace, tmp_path) -> None:
-    server.reply.status, server.reply.body = 202, fixture_bytes(CAPTCHA)
-    ctx = _context(server.url, tmp_path)
-    with ctx.client, pytest.raises(SourceError, match="bot challenge"):
-        duckduckgo.search(ctx)
-
-
-def test_search_reports_http_errors(server: SimpleNamespace, tmp_path) -> None:
-    server.reply.status, server.reply.body = 403, b"forbidden"
-    ctx = _context(server.url, tmp_path)
-    with ctx.client, pytest.raises(SourceError, match="HTTP 403"):
+@pytest.mark.parametrize(
+    ("status", "body", "reason"),
+    [(202, fixture_bytes(CAPTCHA), "bot challenge"), (403, b"forbidden", "HTTP 403")],
+    ids=["challenge_served_with_202", "http_error"],
+)
+def test_search_reports_the_failure(status: int, body: bytes, reason: str) -> None:
+    with ReplayServer(router=replies((status, HTML, body))) as server, search_context(
+        ddg_url=server.base_url + "/html"
+    ) as ctx, pytest.raises(SourceError, match=reason):
         duckduckgo.search(ctx)
 
 

@@ -3,60 +3,21 @@
 from __future__ import annotations
 
 import json
-import threading
-from collections.abc import Iterator
 from datetime import date
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from types import SimpleNamespace
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from zorora_tui.pipeline.http import SourceError, make_client
-from zorora_tui.pipeline.settings import Settings
+from zorora_tui.pipeline.http import SourceError
 from zorora_tui.pipeline.sources import newsroom
-from zorora_tui.pipeline.sources.base import SearchContext
 from zorora_tui.pipeline.sources.newsroom import parse_articles, parse_newsroom
 
-# MOCK_NEWSROOM_RESPONSE from the roadmap, appendix F.3, verbatim.
-ROADMAP_RESPONSE = {
-    "articles": [
-        {
-            "headline": "UN Climate Summit Reaches Historic Agreement on Emissions",
-            "date": "2025-01-15",
-            "topic_tags": ["Climate", "Policy", "Environment"],
-            "geography_tags": ["Global", "Europe"],
-            "country_tags": ["Multiple Countries"],
-            "url": "https://reuters.com/article/climate-summit-2025",
-            "source": "Reuters",
-        },
-        {
-            "headline": "New Study Reveals Accelerated Arctic Ice Melt",
-            "date": "2025-01-14",
-            "topic_tags": ["Climate", "Science", "Arctic"],
-            "geography_tags": ["Arctic", "North America"],
-            "country_tags": ["United States", "Canada"],
-            "url": "https://bloomberg.com/article/arctic-ice-study",
-            "source": "Bloomberg",
-        },
-        {
-            "headline": "Renewable Energy Investments Reach Record Highs",
-            "date": "2025-01-13",
-            "topic_tags": ["Energy", "Climate", "Investment"],
-            "geography_tags": ["Global"],
-            "country_tags": ["Multiple Countries"],
-            "url": "https://ft.com/article/renewable-energy-investment",
-            "source": "Financial Times",
-        },
-    ],
-    "pagination": {"page": 1, "total": 3, "total_pages": 1, "has_next": False},
-}
+from .replay import NEWSROOM_EXAMPLE, ReplayServer, ok, replies, search_context
 
 EMPTY_RESPONSE = {"articles": [], "pagination": {"page": 1, "total": 0, "total_pages": 0, "has_next": False}}
 
 
 def test_parse_roadmap_example_exact_values() -> None:
-    sources = parse_newsroom(json.dumps(ROADMAP_RESPONSE))
+    sources = parse_newsroom(json.dumps(NEWSROOM_EXAMPLE))
     assert [(s.title, s.url, s.publication_date) for s in sources] == [
         ("UN Climate Summit Reaches Historic Agreement on Emissions",
          "https://reuters.com/article/climate-summit-2025", "2025-01-15"),
@@ -107,66 +68,34 @@ def test_malformed_responses_raise_source_error(body: bytes) -> None:
         parse_newsroom(body)
 
 
-@pytest.fixture
-def server() -> Iterator[SimpleNamespace]:
-    """A loopback HTTP server that answers with a set reply and records each request."""
-    seen: list[SimpleNamespace] = []
-    reply = SimpleNamespace(status=200, body=b"")
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            seen.append(SimpleNamespace(path=self.path, headers=self.headers))
-            self.send_response(reply.status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(reply.body)))
-            self.end_headers()
-            self.wfile.write(reply.body)
-
-        def log_message(self, format: str, *args: object) -> None:
-            return
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-    thread.start()
-    try:
-        yield SimpleNamespace(url=f"http://127.0.0.1:{httpd.server_port}", requests=seen, reply=reply)
-    finally:
-        httpd.shutdown()
-        httpd.server_close()
+ENDPOINT = "/prod/api/data-admin/newsroom/articles"
 
 
-def _context(url: str, tmp_path, limit: int = 25) -> SearchContext:
-    settings = Settings(home=tmp_path, newsroom_url=url + "/prod/api/data-admin/newsroom/articles")
-    return SearchContext(client=make_client(settings), settings=settings, query="renewable energy", limit=limit)
-
-
-def test_search_sends_the_roadmap_parameters(server: SimpleNamespace, tmp_path) -> None:
-    server.reply.body = json.dumps(ROADMAP_RESPONSE).encode()
-    ctx = _context(server.url, tmp_path, limit=10)
-    with ctx.client:
+def test_search_sends_the_roadmap_parameters() -> None:
+    with ReplayServer(router=replies(ok(json.dumps(NEWSROOM_EXAMPLE).encode()))) as server, search_context(
+        "renewable energy", limit=10, newsroom_url=server.base_url + ENDPOINT
+    ) as ctx:
         sources = newsroom.search(ctx, today=date(2025, 3, 1))
     assert len(sources) == 3
-    (sent,) = server.requests
-    parts = urlsplit(sent.path)
-    assert parts.path == "/prod/api/data-admin/newsroom/articles"
-    assert parse_qs(parts.query) == {"search": ["renewable energy"], "limit": ["10"], "date_from": ["2024-12-01"]}
-    assert sent.headers["User-Agent"].startswith("zorora-tui/")
+    (sent,) = server.seen
+    assert sent.method == "GET" and sent.path == ENDPOINT
+    assert sent.query == {"search": ["renewable energy"], "limit": ["10"], "date_from": ["2024-12-01"]}
+    assert sent.headers["user-agent"].startswith("zorora-tui/")
 
 
-def test_search_caps_limit_and_honours_it(server: SimpleNamespace, tmp_path) -> None:
-    server.reply.body = json.dumps(ROADMAP_RESPONSE).encode()
-    ctx = _context(server.url, tmp_path, limit=500)
-    with ctx.client:
-        assert len(newsroom.search(ctx, days_back=30, today=date(2025, 1, 31))) == 3
-    query = parse_qs(urlsplit(server.requests[0].path).query)
-    assert query["limit"] == ["200"] and query["date_from"] == ["2025-01-01"]
-    ctx = _context(server.url, tmp_path, limit=2)
-    with ctx.client:
-        assert [s.publication_date for s in newsroom.search(ctx)] == ["2025-01-15", "2025-01-14"]
+def test_search_caps_limit_and_honours_it() -> None:
+    with ReplayServer(router=replies(ok(json.dumps(NEWSROOM_EXAMPLE).encode()))) as server:
+        with search_context("renewable energy", limit=500, newsroom_url=server.base_url + ENDPOINT) as ctx:
+            assert len(newsroom.search(ctx, days_back=30, today=date(2025, 1, 31))) == 3
+        query = server.seen[0].query
+        assert query["limit"] == ["200"] and query["date_from"] == ["2025-01-01"]
+        with search_context("renewable energy", limit=2, newsroom_url=server.base_url + ENDPOINT) as ctx:
+            assert [s.publication_date for s in newsroom.search(ctx)] == ["2025-01-15", "2025-01-14"]
 
 
-def test_search_reports_gateway_errors(server: SimpleNamespace, tmp_path) -> None:
-    server.reply.status, server.reply.body = 403, b'{"message": "Forbidden"}'
-    ctx = _context(server.url, tmp_path)
-    with ctx.client, pytest.raises(SourceError, match="HTTP 403"):
+def test_search_reports_gateway_errors() -> None:
+    forbidden = (403, "application/json", b'{"message": "Forbidden"}')
+    with ReplayServer(router=replies(forbidden)) as server, search_context(
+        newsroom_url=server.base_url + ENDPOINT
+    ) as ctx, pytest.raises(SourceError, match="HTTP 403"):
         newsroom.search(ctx)

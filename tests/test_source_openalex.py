@@ -1,116 +1,23 @@
-"""OpenAlex adapter: exact values from recorded responses, and real requests to a loopback server.
-
-This module also holds ``Loopback``, the tiny HTTP server that the other
-source-adapter tests reuse to see exactly what each adapter sends.
-"""
+"""OpenAlex adapter: exact values from recorded responses, and real requests to a loopback server."""
 
 from __future__ import annotations
 
 import copy
 import json
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from zorora_tui.pipeline.http import SourceError, make_client
-from zorora_tui.pipeline.settings import Settings
+from zorora_tui.pipeline.http import SourceError
 from zorora_tui.pipeline.sources import openalex
-from zorora_tui.pipeline.sources.base import SearchContext
 
 from .conftest import fixture_bytes
+from .replay import ReplayServer, Reply, ok, replies, search_context
 
 SINGLE = "openalex/openalex-python_W2741809807_single_work.json"
 SEARCH = "openalex/findpapers_works_search_ml_nlp_50.json"
 SNOWBALL_IDS = "openalex/openalexPro_oa_snowball_cites_cited_by__01.json"
 SNOWBALL_CITES = "openalex/openalexPro_oa_snowball_cites_cited_by__03.json"
 SNOWBALL_CITED_BY = "openalex/openalexPro_oa_snowball_cites_cited_by__05.json"
-
-
-# --- loopback HTTP server shared by the adapter tests ---------------------------------
-
-
-@dataclass
-class Seen:
-    """One request as the server received it."""
-
-    path: str
-    params: dict[str, str]
-    headers: dict[str, str]
-
-
-Reply = tuple[int, bytes, dict[str, str]]
-
-
-class Loopback:
-    """An HTTP server on 127.0.0.1 (port 0) that records requests and answers via ``respond``."""
-
-    def __init__(self, respond: Callable[[Seen], Reply]) -> None:
-        self.respond = respond
-        self.seen: list[Seen] = []
-        loopback = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-                parts = urlsplit(self.path)
-                seen = Seen(
-                    path=parts.path,
-                    params={k: v[-1] for k, v in parse_qs(parts.query, keep_blank_values=True).items()},
-                    headers={k.lower(): v for k, v in self.headers.items()},
-                )
-                loopback.seen.append(seen)
-                status, body, headers = loopback.respond(seen)
-                self.send_response(status)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, format: str, *args: object) -> None:
-                return
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.01}, daemon=True)
-
-    def __enter__(self) -> "Loopback":
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        self.thread.join(timeout=2)
-
-
-def replies(*answers: Reply) -> Callable[[Seen], Reply]:
-    """Answer requests in order with these replies; the last one repeats."""
-    queue = list(answers)
-
-    def respond(_: Seen) -> Reply:
-        return queue.pop(0) if len(queue) > 1 else queue[0]
-
-    return respond
-
-
-def ok(body: bytes, content_type: str = "application/json") -> Reply:
-    return 200, body, {"Content-Type": content_type}
-
-
-@contextmanager
-def search_context(query: str = "open access", limit: int = 10, **urls: str) -> Iterator[SearchContext]:
-    """A SearchContext with real settings pointed at a loopback server, and its own client."""
-    settings = Settings(contact_email="tests@example.org", **urls)
-    client = make_client(settings)
-    try:
-        yield SearchContext(client=client, settings=settings, query=query, limit=limit)
-    finally:
-        client.close()
 
 
 # --- parsing --------------------------------------------------------------------------
@@ -265,8 +172,8 @@ def test_bare_work_id() -> None:
 
 
 def test_search_sends_a_polite_request() -> None:
-    with Loopback(replies(ok(fixture_bytes(SEARCH)))) as server, search_context(
-        "machine learning nlp", limit=50, openalex_url=server.url
+    with ReplayServer(router=replies(ok(fixture_bytes(SEARCH)))) as server, search_context(
+        "machine learning nlp", limit=50, openalex_url=server.base_url
     ) as ctx:
         works = openalex.search(ctx)
     assert len(works) == 50
@@ -280,7 +187,9 @@ def test_search_sends_a_polite_request() -> None:
 
 
 def test_fetch_works_filters_by_openalex_ids() -> None:
-    with Loopback(replies(ok(fixture_bytes(SNOWBALL_IDS)))) as server, search_context(openalex_url=server.url) as ctx:
+    with ReplayServer(router=replies(ok(fixture_bytes(SNOWBALL_IDS)))) as server, search_context(
+        openalex_url=server.base_url
+    ) as ctx:
         works = openalex.fetch_works(ctx, ["W3046863325", "https://openalex.org/W3045921891", "not-an-id", "W3046863325"])
     assert len(works) == 2
     [seen] = server.seen
@@ -290,17 +199,17 @@ def test_fetch_works_filters_by_openalex_ids() -> None:
 
 def test_fetch_works_batches_long_id_lists() -> None:
     empty = ok(b'{"meta": {"count": 0}, "results": []}')
-    with Loopback(replies(empty)) as server, search_context(openalex_url=server.url) as ctx:
+    with ReplayServer(router=replies(empty)) as server, search_context(openalex_url=server.base_url) as ctx:
         assert openalex.fetch_works(ctx, [f"W{n}" for n in range(1, 61)]) == []
     assert [len(s.params["filter"].removeprefix("openalex:").split("|")) for s in server.seen] == [50, 10]
 
 
 def test_citing_and_referenced_works_use_cites_and_cited_by() -> None:
-    def respond(seen: Seen) -> Reply:
-        name = SNOWBALL_CITES if seen.params["filter"].startswith("cites:") else SNOWBALL_CITED_BY
+    def respond(service: str, rest: str, query: dict[str, list[str]]) -> Reply:
+        name = SNOWBALL_CITES if query["filter"][0].startswith("cites:") else SNOWBALL_CITED_BY
         return ok(fixture_bytes(name))
 
-    with Loopback(respond) as server, search_context(openalex_url=server.url) as ctx:
+    with ReplayServer(router=respond) as server, search_context(openalex_url=server.base_url) as ctx:
         citing = openalex.citing_works(ctx, "https://openalex.org/W3045921891", limit=5)
         cited = openalex.referenced_works(ctx, "W3045921891", limit=40)
     assert len(citing) == 5 and len(cited) == 38
@@ -310,26 +219,10 @@ def test_citing_and_referenced_works_use_cites_and_cited_by() -> None:
 
 
 def test_citation_helpers_refuse_a_bad_id_without_a_request() -> None:
-    with Loopback(replies(ok(b"{}"))) as server, search_context(openalex_url=server.url) as ctx:
+    with ReplayServer(router=replies(ok(b"{}"))) as server, search_context(openalex_url=server.base_url) as ctx:
         with pytest.raises(SourceError, match="not an OpenAlex work id"):
             openalex.citing_works(ctx, "W1,cites:W2", limit=5)
     assert server.seen == []
-
-
-def test_rate_limit_is_retried_once() -> None:
-    limited = (429, b'{"error": "rate limited"}', {"Retry-After": "0"})
-    with Loopback(replies(limited, ok(fixture_bytes(SINGLE)))) as server, search_context(openalex_url=server.url) as ctx:
-        works = openalex.search(ctx)
-    assert len(server.seen) == 2
-    assert [w.doi for w in works] == ["10.7717/peerj.4375"]
-
-
-def test_server_error_twice_is_a_source_error() -> None:
-    broken = (500, b"Internal Server Error", {"Retry-After": "0"})
-    with Loopback(replies(broken)) as server, search_context(openalex_url=server.url) as ctx:
-        with pytest.raises(SourceError, match="HTTP 500"):
-            openalex.search(ctx)
-    assert len(server.seen) == 2
 
 
 def test_fixture_copy_is_not_mutated_by_parsing() -> None:

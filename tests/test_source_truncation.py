@@ -61,7 +61,7 @@ JSON_PARSERS: dict[str, Parser] = {
     "semantic_scholar": semantic_scholar.parse_papers,
 }
 BYTE_PARSERS: list[Parser] = [*JSON_PARSERS.values(), arxiv.parse_feed, pubmed.parse_esearch, pubmed.parse_efetch]
-FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 def outcome(parse: Parser, payload: Any) -> list[Any] | None:

@@ -16,7 +16,7 @@ from zorora_tui.pipeline.sources.duckduckgo import parse_duckduckgo
 from zorora_tui.pipeline.sources.newsroom import parse_newsroom
 
 from .conftest import fixture_bytes
-from .test_source_newsroom import ROADMAP_RESPONSE
+from .replay import NEWSROOM_EXAMPLE
 
 Parser = Callable[[bytes], list[Source]]
 
@@ -24,7 +24,7 @@ CASES: list[tuple[str, Parser, Callable[[], bytes]]] = [
     ("ddg_results", parse_duckduckgo, lambda: fixture_bytes("web_search/ddg_html_meka_rust_programming_language.html")),
     ("ddg_captcha", parse_duckduckgo, lambda: fixture_bytes("web_search/ddg_html_meka_captcha_anomaly_page.html")),
     ("brave", parse_brave, lambda: fixture_bytes("web_search/brave_api_larallama_laravel_news.json")),
-    ("newsroom", parse_newsroom, lambda: json.dumps(ROADMAP_RESPONSE).encode()),
+    ("newsroom", parse_newsroom, lambda: json.dumps(NEWSROOM_EXAMPLE).encode()),
 ]
 IDS = [name for name, _, _ in CASES]
 
@@ -72,7 +72,7 @@ def test_cut_challenge_page_is_never_results() -> None:
             parse_duckduckgo(body[:cut])
 
 
-FUZZ = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @pytest.mark.parametrize(("name", "parse", "load"), CASES, ids=IDS)
