@@ -112,11 +112,3 @@ def request(
             raise SourceError(f"HTTP {response.status_code}")
         return response
     raise AssertionError("unreachable")
-
-
-def json_body(response: httpx.Response) -> Any:
-    """The decoded JSON of a response, or SourceError naming what was wrong."""
-    try:
-        return response.json()
-    except ValueError as exc:
-        raise SourceError(f"malformed JSON: {str(exc).splitlines()[0][:120]}") from exc

@@ -230,3 +230,11 @@ def test_fixture_copy_is_not_mutated_by_parsing() -> None:
     before = copy.deepcopy(work)
     openalex.parse_works(work)
     assert work == before
+
+
+def test_html_line_breaks_in_abstracts_become_sentence_breaks() -> None:
+    works = openalex.parse_works(fixture_bytes("openalex/openalexPro_oa_snowball_cites_cited_by__05.json"))
+    (piwowar,) = [w for w in works if w.title == "Value all research products"]
+    assert piwowar.content_snippet.startswith(
+        "Piwowar. Nature, 10 January 2013. A new funding policy by the US National Science Foundation")
+    assert "<br>" not in piwowar.content_snippet

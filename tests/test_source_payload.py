@@ -96,3 +96,11 @@ def test_xml_text_helpers() -> None:
     feed = parse_xml(fixture_bytes("arxiv/arxivpy_q_testing_s0_m10_bc5a6c384fe9.atom.xml"), "arXiv")
     ns = {"atom": "http://www.w3.org/2005/Atom"}
     assert find_text(feed.find("atom:entry", ns), "atom:id", ns) == "http://arxiv.org/abs/2202.12139v1"
+
+
+def test_plain_text_keeps_block_breaks_apart_and_inline_tags_together() -> None:
+    from zorora_tui.pipeline.sources.payload import plain_text
+
+    assert plain_text("2013.<br>A new<BR/>policy</p><p>Next") == "2013. A new policy Next"
+    assert plain_text("H<sub>2</sub>O in <i>vitro</i>") == "H2O in vitro"
+    assert plain_text("a < b and x<3") == "a < b and x<3"

@@ -103,7 +103,7 @@ def parse_work(work: Any) -> Source | None:
         source_type="academic",
         authors=_authors(work.get("authorships")),
         publication_date=date,
-        content_snippet=rebuild_abstract(work.get("abstract_inverted_index")),
+        content_snippet=plain_text(rebuild_abstract(work.get("abstract_inverted_index"))),
         cited_by_count=count(work.get("cited_by_count")),
         venue=venue,
         external_ids=external_ids,

@@ -20,6 +20,8 @@ from ..models import normalize_doi
 
 # A tag, and only a tag: "a < b" and "x<3" in a title are text, not markup.
 TAG = re.compile(r"</?[A-Za-z][\w:.-]*(?:\s[^<>]*)?/?>")
+# Tags that break text apart: removed as a space, so "2013.<br>A new" stays two sentences.
+BLOCK_TAG = re.compile(r"</?(?:br|p|div|li|ul|ol|h[1-6]|tr|td|jats:p|jats:sec|jats:title)\b[^<>]*>", re.IGNORECASE)
 
 
 def decode_json(raw: Any, service: str) -> Any:
@@ -91,4 +93,4 @@ def plain_text(value: Any, tag: re.Pattern[str] = TAG) -> str:
     """One line of text from inline HTML: tags (as matched by ``tag``) dropped, entities decoded."""
     if not isinstance(value, str):
         return ""
-    return " ".join(html.unescape(tag.sub("", value)).split())
+    return " ".join(html.unescape(tag.sub("", BLOCK_TAG.sub(" ", value))).split())
