@@ -67,7 +67,8 @@ def _retry_after(response: httpx.Response) -> float:
         return 1.0
 
 
-def _describe(exc: httpx.HTTPError) -> str:
+def describe_http_error(exc: httpx.HTTPError) -> str:
+    """A short reason for a transport failure, for the user and source_health."""
     if isinstance(exc, httpx.ConnectTimeout):
         return "connect timed out"
     if isinstance(exc, httpx.ConnectError):
@@ -101,7 +102,7 @@ def request(
                 timeout=timeout if timeout is not None else httpx.USE_CLIENT_DEFAULT,
             )
         except httpx.HTTPError as exc:
-            raise SourceError(_describe(exc)) from exc
+            raise SourceError(describe_http_error(exc)) from exc
         if response.status_code in RETRY_STATUSES and attempt == 1:
             wait = min(_retry_after(response), MAX_RETRY_WAIT)
             if budget is not None and wait >= budget.remaining:

@@ -21,6 +21,7 @@ from typing import Any
 
 import httpx
 
+from .http import describe_http_error
 from .settings import Settings
 
 MAX_ANSWER_CHARS = 200_000  # a runaway stream is cut off, not buffered forever
@@ -48,16 +49,6 @@ def completions_url(llm_url: str) -> str:
     if not _VERSIONED.search(base):
         base += "/v1"
     return base + "/chat/completions"
-
-
-def _describe(exc: httpx.HTTPError) -> str:
-    if isinstance(exc, httpx.ConnectTimeout):
-        return "LLM server connect timed out"
-    if isinstance(exc, httpx.ConnectError):
-        return "cannot connect to the LLM server"
-    if isinstance(exc, httpx.TimeoutException):
-        return "LLM server timed out"
-    return f"LLM request failed: {type(exc).__name__}: {exc}".splitlines()[0][:200]
 
 
 def _error_text(payload: Any) -> str:
@@ -182,4 +173,4 @@ def stream_chat(
                     return
                 yield from _parse_sse(response.iter_lines(), cancel)
     except httpx.HTTPError as exc:
-        raise LLMError(_describe(exc)) from exc
+        raise LLMError(f"LLM server: {describe_http_error(exc)}") from exc

@@ -116,5 +116,5 @@ def test_llm_down_falls_back():
     state = analysed_state()
     settings = Settings(llm_url=refused_url(), connect_timeout=1.0)
     text = "".join(answer(state, "phishing websites", [], settings, threading.Event()))
-    assert "cannot connect to the LLM server" in text
+    assert "LLM server: cannot connect" in text
     assert citation_numbers(text) == [i for i, s in enumerate(state.sources, 1) if "Phishing" in s.title]

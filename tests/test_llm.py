@@ -252,4 +252,4 @@ def test_phase_falls_back_when_the_server_is_down():
     state, chunks, progress = _run_synthesis(Settings(llm_url=refused_url(), llm_model="m", connect_timeout=1.0))
     assert state.synthesis_model == "extractive"
     assert "".join(chunks) == state.synthesis
-    assert "cannot connect to the LLM server" in progress[-1]
+    assert "LLM server: cannot connect" in progress[-1]
