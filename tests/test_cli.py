@@ -177,3 +177,42 @@ def test_ctrl_c_saves_what_was_found_as_cancelled(zhome: Path, tmp_path: Path) -
     assert saved["source_health"]["pubmed"]["status"] == "skipped"
     assert len(saved["sources"]) >= 50  # what was found is kept
     assert "cancelled" in err
+
+
+def test_local_documents_are_searched_as_a_source(replay: ReplayServer, zhome: Path, tmp_path: Path,
+                                                  monkeypatch, capsys) -> None:
+    docs = tmp_path / "papers"
+    docs.mkdir()
+    (docs / "notes.md").write_text("# Transformer notes\n\nMachine learning models for natural language "
+                                   "processing now rely on transformers trained on large corpora.\n")
+    (docs / "shopping.txt").write_text("eggs, milk, bread")
+    monkeypatch.setenv("ZORORA_DOCUMENT_ROOTS", str(docs))
+    code, out, err = run_cli(capsys, "research", "machine learning language processing", "--depth", "1",
+                             "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["source_health"]["local"]["status"] == "ok"
+    assert doc["source_health"]["local"]["count"] == 1
+    (local,) = [s for s in doc["sources"] if s["source_type"] == "local"]
+    assert local["url"] == (docs / "notes.md").resolve().as_uri()
+    assert local["title"] == "Transformer notes"
+
+
+def test_truncated_payload_marks_only_that_service_failed(zhome: Path, monkeypatch, capsys) -> None:
+    whole = fixture_bytes("openalex/findpapers_works_search_ml_nlp_50.json")
+
+    def router(service: str, rest: str, query: dict) -> tuple[int, str, bytes]:
+        if service == "openalex":
+            return 200, "application/json", whole[: len(whole) // 2]
+        return route(service, rest, query)
+
+    with ReplayServer(router=router) as server:
+        for name, value in server.env().items():
+            monkeypatch.setenv(name, value)
+        code, out, err = run_cli(capsys, "research", "machine learning", "--depth", "2", "--format", "json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["status"] == "completed"
+    assert doc["source_health"]["openalex"]["status"] == "failed"
+    assert "malformed JSON" in doc["source_health"]["openalex"]["error"]
+    assert doc["source_health"]["arxiv"] == {**doc["source_health"]["arxiv"], "status": "ok", "count": 50}
