@@ -30,7 +30,8 @@ import sqlite3
 import threading
 import time
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
@@ -51,7 +52,7 @@ _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 
 _SAFE_ID = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}\Z")
 
-__all__ = ["ResearchStore", "ResearchSummary", "StorageError", "UnknownResearch", "fts_query"]
+__all__ = ["ObservationRow", "ResearchStore", "ResearchSummary", "StorageError", "UnknownResearch", "fts_query"]
 
 
 class UnknownResearch(KeyError):
@@ -76,6 +77,19 @@ class ResearchSummary:
     status: str
     total_sources: int
     synthesis_preview: str
+
+
+@dataclass(frozen=True)
+class ObservationRow:
+    """One research memory as the memory pane lists it (``facts`` stay in the table)."""
+
+    id: int
+    research_id: str
+    title: str
+    narrative: str
+    quality: int  # human feedback, -3..3
+    score: float  # the score of the run it was compressed from
+    created_at: str  # ISO 8601, UTC
 
 
 _SUMMARY_COLUMNS = "f.research_id, f.query, f.created_at, f.completed_at, f.status, f.total_sources, f.synthesis"
@@ -555,6 +569,35 @@ class ResearchStore:
         """How many researches are saved."""
         with self._read_lock:
             return int(self._read.execute("SELECT COUNT(*) FROM research_findings").fetchone()[0])
+
+    def list_observations(self, limit: int = 200) -> list[ObservationRow]:
+        """The newest ``limit`` research memories (read-only; WAL readers never wait for a writer)."""
+        limit = int(limit)
+        if limit <= 0:
+            return []
+        with self._read_lock:
+            rows = self._read.execute(
+                "SELECT id, research_id, title, narrative, quality, score, created_at FROM observations "
+                "ORDER BY created_at DESC, id DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [
+            ObservationRow(int(r[0]), r[1] or "", r[2] or "", r[3] or "", int(r[4] or 0), float(r[5] or 0.0),
+                           str(r[6] or ""))
+            for r in rows
+        ]
+
+    @contextmanager
+    def connection(self, *, write: bool = False) -> Iterator[sqlite3.Connection]:
+        """Lend one of the store's connections, under its lock, to a ``storage`` helper that takes one.
+
+        For short single-statement work such as ``storage.chat``: writes then
+        queue behind saves and deletes instead of racing them from a second
+        connection. Do not start a transaction or call the store inside it.
+        """
+        lock, conn = (self._write_lock, self._write) if write else (self._read_lock, self._read)
+        with lock:
+            yield conn
 
     # ------------------------------------------------------------ reconciling
 

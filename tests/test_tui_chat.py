@@ -1,4 +1,5 @@
-"""Chat thread on a real store: turns persisted and restored, extractive [n] answers, ratings, stop and failure."""
+"""Chat thread on a real store (through the app's backend): turns persisted and restored, extractive [n] answers,
+ratings, stop and failure."""
 
 from __future__ import annotations
 
@@ -13,12 +14,15 @@ from textual.app import App, ComposeResult
 from textual.pilot import Pilot
 from textual.widgets import Footer, Input
 
-import zorora_tui.widgets.chat_thread as chat_thread_module
+from zorora_tui.chat_backend import StoreChatBackend
 from zorora_tui.pipeline.models import Finding, ResearchState, Source
+from zorora_tui.pipeline.settings import Settings
 from zorora_tui.storage.chat import load_chat_thread, set_feedback, thread_key_for
 from zorora_tui.storage.db import DB_NAME, connect
 from zorora_tui.storage.research_store import ResearchStore
-from zorora_tui.widgets.chat_thread import ChatThread, saved_answer
+from zorora_tui.widgets.chat_thread import ChatBackendError, ChatThread, saved_answer
+
+from .test_llm import OK_CHUNKS, fake_llm_server, settings_for
 
 QUESTION = "What error rate do surface codes tolerate?"
 
@@ -47,10 +51,26 @@ def build_state() -> ResearchState:
     return state
 
 
+AnswerStream = Callable[[ResearchState, str, object, threading.Event], Iterator[str]]
+
+
+class ScriptedBackend(StoreChatBackend):
+    """The real store backend with a scripted answer stream (a stalling or breaking model)."""
+
+    def __init__(self, store: ResearchStore, script: AnswerStream) -> None:
+        super().__init__(store, Settings(home=store.home))
+        self.script = script
+
+    def answer(self, state, question, history, cancel) -> Iterator[str]:  # noqa: ANN001
+        return self.script(state, question, history, cancel)
+
+
 class Harness(App[None]):
-    def __init__(self, store: ResearchStore, state: ResearchState | None) -> None:
+    def __init__(self, store: ResearchStore, state: ResearchState | None,
+                 backend: StoreChatBackend | None = None) -> None:
         super().__init__()
         self.store = store
+        self.backend = backend or StoreChatBackend(store, Settings(home=store.home))  # no LLM: extractive answers
         self.state = state
         self.rated: list[ChatThread.Rated] = []
 
@@ -60,7 +80,7 @@ class Harness(App[None]):
 
     def on_mount(self) -> None:
         if self.state is not None:
-            self.query_one(ChatThread).open_research(self.state, self.store)
+            self.query_one(ChatThread).open_research(self.state, self.backend)
 
     def on_chat_thread_rated(self, message: ChatThread.Rated) -> None:
         self.rated.append(message)
@@ -171,7 +191,7 @@ async def test_rating_up_then_down_overwrites_and_survives_restart(saved: tuple[
         assert db_rows(home, "SELECT research_id, message_id, rating FROM research_feedback") == [
             (research_id, assistant.message_id, "up")
         ]
-        assert "👍 rated up" in screen_text(app)
+        await wait_for(pilot, lambda: "👍 rated up" in screen_text(app))  # painted on the next refresh
 
         await pilot.press("d")
         await wait_for(pilot, lambda: len(app.rated) == 2)
@@ -208,24 +228,32 @@ def test_invalid_rating_is_rejected_by_the_store(saved: tuple[Path, str]) -> Non
         )
     assert conn.execute("SELECT COUNT(*) FROM research_feedback").fetchone()[0] == 0
     conn.close()
+    # The backend turns what storage refuses into the one error type the chat pane handles.
+    with ResearchStore(home) as store:
+        backend = StoreChatBackend(store, Settings(home=home))
+        with pytest.raises(ChatBackendError, match="^rating must be 'up' or 'down', got 'meh'$"):
+            backend.rate(research_id, "1", "meh")
+        with pytest.raises(ChatBackendError, match="chat role must be 'user' or 'assistant'"):
+            backend.append(research_id, "system", "hello")
+    with ResearchStore(home) as store:
+        backend = StoreChatBackend(store, Settings(home=home))
+    with pytest.raises(ChatBackendError):  # a closed store: an error the pane reports, not a crash
+        backend.load(research_id)
 
 
-async def test_stopped_answer_keeps_what_was_streamed_marked_and_saved(
-    saved: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_stopped_answer_keeps_what_was_streamed_marked_and_saved(saved: tuple[Path, str]) -> None:
     home, research_id = saved
     started = threading.Event()
 
-    def slow_answer(state, question, history, settings, cancel: threading.Event) -> Iterator[str]:  # noqa: ANN001
+    def slow_answer(state, question, history, cancel: threading.Event) -> Iterator[str]:  # noqa: ANN001
         yield "Surface codes tolerate about one percent [1]"
         started.set()
         cancel.wait(timeout=5)
         if not cancel.is_set():
             yield " and this should never be reached"
 
-    monkeypatch.setattr(chat_thread_module, "answer", slow_answer)
     store = ResearchStore(home)
-    app = Harness(store, store.load(research_id))
+    app = Harness(store, store.load(research_id), ScriptedBackend(store, slow_answer))
     async with app.run_test(size=(100, 40)) as pilot:
         chat = app.query_one(ChatThread)
         chat_input = chat.query_one("#chat-input", Input)
@@ -250,16 +278,15 @@ async def test_stopped_answer_keeps_what_was_streamed_marked_and_saved(
     store.close()
 
 
-async def test_failed_answer_is_marked_and_saved(saved: tuple[Path, str], monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_failed_answer_is_marked_and_saved(saved: tuple[Path, str]) -> None:
     home, research_id = saved
 
-    def broken_answer(state, question, history, settings, cancel) -> Iterator[str]:  # noqa: ANN001
+    def broken_answer(state, question, history, cancel) -> Iterator[str]:  # noqa: ANN001
         yield "Half an answer"
         raise ConnectionError("model server went away")
 
-    monkeypatch.setattr(chat_thread_module, "answer", broken_answer)
     store = ResearchStore(home)
-    app = Harness(store, store.load(research_id))
+    app = Harness(store, store.load(research_id), ScriptedBackend(store, broken_answer))
     async with app.run_test(size=(100, 40)) as pilot:
         chat = app.query_one(ChatThread)
         await ask(pilot, chat, QUESTION)
@@ -280,6 +307,7 @@ async def test_hostile_text_in_questions_and_sources_is_shown_literally(saved: t
         assert user.body_text == "[bold]tolerated[/bold]  [link=http://evil]rates[/link]?"
         # The hostile title matches and is quoted with its number: markup intact, escape sequence gone.
         assert "[bold]Error[/bold] rates [link=http://evil]click[/link]  tolerated [2]" in assistant.body_text
+        await wait_for(pilot, lambda: "[bold]Error[/bold] rates" in screen_text(app))  # painted on the next refresh
         text = screen_text(app)
         assert "[bold]tolerated[/bold]" in text
         assert "[bold]Error[/bold] rates [link=http://evil]click[/link]" in text
@@ -307,28 +335,35 @@ async def test_without_a_research_the_chat_is_closed(zhome: Path) -> None:
     assert db_rows(zhome, "SELECT COUNT(*) FROM research_chat_history") == [(0,)]
 
 
+def test_the_backend_answers_with_the_apps_llm_settings(zhome: Path) -> None:
+    with fake_llm_server() as server, ResearchStore(zhome) as store:
+        backend = StoreChatBackend(store, settings_for(server, "ok"))
+        history = [{"role": "user", "content": "earlier"}, {"role": "assistant", "content": "before [1]"}]
+        assert "".join(backend.answer(build_state(), QUESTION, history, threading.Event())) == "".join(OK_CHUNKS)
+        sent = server.requests[-1]["body"]["messages"]
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "user"]
+    assert sent[-1]["content"] == QUESTION and "[1] Surface codes: Towards practical" in sent[0]["content"]
+
+
 def test_saved_answer_marks() -> None:
     assert saved_answer(["a", "b"], "done") == "ab"
     assert saved_answer([], "stopped") == "_(answer stopped)_"
     assert saved_answer(["x \n"], "failed", "boom\nline two") == "x\n\n_(answer failed: boom line two)_"
 
 
-async def test_switching_research_mid_answer_saves_it_to_its_own_thread(
-    saved: tuple[Path, str], monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_switching_research_mid_answer_saves_it_to_its_own_thread(saved: tuple[Path, str]) -> None:
     home, first_id = saved
     second = ResearchState("perovskite stability", status="completed")
     started = threading.Event()
 
-    def slow_answer(state, question, history, settings, cancel: threading.Event) -> Iterator[str]:  # noqa: ANN001
+    def slow_answer(state, question, history, cancel: threading.Event) -> Iterator[str]:  # noqa: ANN001
         yield "Partial"
         started.set()
         cancel.wait(timeout=5)
 
-    monkeypatch.setattr(chat_thread_module, "answer", slow_answer)
     store = ResearchStore(home)
     store.save(second)
-    app = Harness(store, store.load(first_id))
+    app = Harness(store, store.load(first_id), ScriptedBackend(store, slow_answer))
     async with app.run_test(size=(100, 40)) as pilot:
         chat = app.query_one(ChatThread)
         chat_input = chat.query_one("#chat-input", Input)
@@ -336,14 +371,14 @@ async def test_switching_research_mid_answer_saves_it_to_its_own_thread(
         chat_input.focus()
         await pilot.press("enter")
         await wait_for(pilot, started.is_set)
-        chat.open_research(store.load(second.research_id), store)
+        chat.open_research(store.load(second.research_id), app.backend)
         await pilot.pause()
         assert chat.research_id == second.research_id
         assert chat.messages == [] and not chat.answering
         await wait_for(
             pilot, lambda: len(db_rows(home, "SELECT id FROM research_chat_history WHERE role = 'assistant'")) == 1
         )
-        chat.open_research(store.load(first_id), store)
+        chat.open_research(store.load(first_id), app.backend)
         await pilot.pause()
         assert [(m.role, m.content) for m in chat.messages] == [
             ("user", QUESTION),

@@ -27,7 +27,7 @@ from zorora_tui.screens.dialogs import ConfirmScreen
 from zorora_tui.screens.help import HelpScreen
 from zorora_tui.screens.main import MainScreen, ResearchRun
 from zorora_tui.storage.db import DB_NAME, connect
-from zorora_tui.storage.research_store import ResearchStore
+from zorora_tui.storage.research_store import ObservationRow, ResearchStore
 from zorora_tui.widgets.memory_list import EMPTY_MEMORY
 from zorora_tui.widgets.sources_table import format_count
 
@@ -333,17 +333,33 @@ async def test_memory_list_shows_real_observations_or_empty_state(settings: Sett
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
         memory = main_of(app).memory
-        assert memory.items == [] and EMPTY_MEMORY in str(memory.get_option_at_index(0).prompt)
+        assert memory.items == [] and memory.option_count == 1
+        assert str(memory.get_option_at_index(0).prompt) == EMPTY_MEMORY
+        assert EMPTY_MEMORY.startswith("No memories yet")
     conn = connect(zhome / DB_NAME)
-    conn.execute("INSERT INTO observations (research_id, title, narrative, quality, score) VALUES (?, ?, ?, ?, ?)",
-                 ("r1", "Transformers beat RNNs [bold]x[/bold]", "A narrative.", 2, 0.8))
+    insert = ("INSERT INTO observations (research_id, title, narrative, quality, score, created_at) "
+              "VALUES (?, ?, ?, ?, ?, ?)")
+    conn.execute(insert, ("r1", "Transformers beat RNNs [bold]x[/bold]", "A narrative.", 2, 0.8,
+                          "2025-03-01T10:00:00Z"))
+    conn.execute(insert, ("r2", "Older memory", "", -1, 0.25, "2025-01-15T08:30:00Z"))
     conn.close()
+    with ResearchStore(zhome) as store:
+        assert store.list_observations() == [
+            ObservationRow(1, "r1", "Transformers beat RNNs [bold]x[/bold]", "A narrative.", 2, 0.8,
+                           "2025-03-01T10:00:00Z"),
+            ObservationRow(2, "r2", "Older memory", "", -1, 0.25, "2025-01-15T08:30:00Z"),
+        ]
+        assert [row.id for row in store.list_observations(limit=1)] == [1] and store.list_observations(0) == []
     app = ZororaApp(settings)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        memory = main_of(app).memory
-        assert [item.title for item in memory.items] == ["Transformers beat RNNs [bold]x[/bold]"]
-        assert "Transformers beat RNNs [bold]x[/bold]" in memory.get_option_at_index(0).prompt.plain
+        main = main_of(app)
+        memory = main.memory
+        assert [item.title for item in memory.items] == ["Transformers beat RNNs [bold]x[/bold]", "Older memory"]
+        assert memory.get_option_at_index(0).prompt.plain == (
+            "Transformers beat RNNs [bold]x[/bold]  quality +2 · score 0.80 · 2025-03-01\n  A narrative.")
+        assert memory.get_option_at_index(1).prompt.plain == "Older memory  quality -1 · score 0.25 · 2025-01-15"
+        assert main.pane("memory").border_subtitle == "2"
 
 
 async def test_graph_pane_reports_the_citation_graph(settings: Settings) -> None:

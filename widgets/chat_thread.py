@@ -3,25 +3,25 @@
 Every turn is written to ``research_chat_history`` when it happens (thread key
 ``research:<research_id>``) so the conversation survives a quit, a crash or a
 switch to another research; each assistant message can be rated with a key
-and the rating is upserted into ``research_feedback``. Answers come from
-``pipeline.chat.answer`` in a thread worker; the worker posts chunks back as
-messages, so only message handlers touch widgets. A stopped or failed answer
-keeps what was streamed, is marked as such, and is saved like any other.
+and the rating is upserted into ``research_feedback``. Answers are streamed
+in a thread worker; the worker posts chunks back as messages, so only message
+handlers touch widgets. A stopped or failed answer keeps what was streamed, is
+marked as such, and is saved like any other.
 
-The widget reaches the chat tables through its own SQLite connection to the
-store's database (``storage.chat`` functions take a connection), guarded by a
-lock because the UI thread reads and worker threads write.
+The widget never reaches storage or the engine itself (widgets see only the
+models): the app hands it a ``ChatBackend`` that loads and saves the thread
+and produces answers (``zorora_tui.chat_backend``). The backend is called from
+the UI thread and from worker threads, so it must be thread safe.
 """
 
 from __future__ import annotations
 
-import sqlite3
 import threading
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import count
-from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -33,25 +33,18 @@ from textual.widget import Widget
 from textual.widgets import Input, Markdown, Static
 from textual.widgets.markdown import MarkdownStream
 
-from ..pipeline.chat import answer
 from ..pipeline.models import ResearchState
-from ..pipeline.settings import Settings
-from ..storage.chat import ChatTurn, append_chat_turn, feedback_for, load_chat_thread, set_feedback, thread_key_for
-from ..storage.db import DB_NAME, connect
 from .safe_text import clean, one_line
 
-if TYPE_CHECKING:
-    from ..storage.research_store import ResearchStore
-
-__all__ = ["ChatMessage", "ChatThread", "RATING_LABELS", "saved_answer"]
+__all__ = [
+    "ChatBackend", "ChatBackendError", "ChatMessage", "ChatThread", "RATING_LABELS", "SavedTurn", "saved_answer",
+]
 
 MAX_QUESTION_CHARS = 2000
 STOPPED_MARK = "_(answer stopped)_"
 FAILED_MARK = "_(answer failed: {reason})_"
 # Emoji plus words: the rating must be readable in terminals without emoji fonts.
 RATING_LABELS: dict[str, str] = {"up": "👍 rated up", "down": "👎 rated down"}
-# What a failing database write can raise (DatabaseError and StorageError are RuntimeErrors).
-_DB_ERRORS = (sqlite3.Error, RuntimeError, OSError, ValueError)
 
 
 def saved_answer(parts: list[str], outcome: str, reason: str = "") -> str:
@@ -63,32 +56,46 @@ def saved_answer(parts: list[str], outcome: str, reason: str = "") -> str:
     return f"{text.rstrip()}\n\n{mark}" if text.strip() else mark
 
 
-class _ChatLog:
-    """The chat tables of one ZORORA_HOME, safe to call from the UI thread and workers."""
+class ChatBackendError(Exception):
+    """The thread could not be read or written; the message is a one-line reason for the user."""
 
-    def __init__(self, home: Path) -> None:
-        self.home = home
-        self._conn = connect(home / DB_NAME)
-        self._lock = threading.Lock()
 
-    def turns_and_ratings(self, research_id: str) -> tuple[list[ChatTurn], dict[str, str]]:
-        with self._lock:
-            return (
-                load_chat_thread(self._conn, thread_key_for(research_id)),
-                feedback_for(self._conn, research_id),
-            )
+class SavedTurn(Protocol):
+    """One stored turn of a thread (``storage.chat.ChatTurn`` fits)."""
+
+    @property
+    def message_id(self) -> str: ...
+    @property
+    def role(self) -> str: ...  # 'user' or 'assistant'
+    @property
+    def content(self) -> str: ...
+
+
+class ChatBackend(Protocol):
+    """Where the thread of a research is kept and where its answers come from.
+
+    ``load``, ``append`` and ``rate`` raise ``ChatBackendError`` when storage
+    fails; ``answer`` may raise anything (the widget saves what was streamed,
+    marked as failed). Every method may be called from a worker thread.
+    """
+
+    def load(self, research_id: str) -> tuple[Sequence[SavedTurn], Mapping[str, str]]:
+        """The research's turns in the order they were written, and its ratings (message id -> 'up'/'down')."""
+        ...
 
     def append(self, research_id: str, role: str, content: str) -> str:
-        with self._lock:
-            return str(append_chat_turn(self._conn, thread_key_for(research_id), role, content))
+        """Save one turn now; returns its message id."""
+        ...
 
     def rate(self, research_id: str, message_id: str, rating: str) -> None:
-        with self._lock:
-            set_feedback(self._conn, research_id, message_id, rating)
+        """Rate an answer 'up' or 'down'; rating it again replaces the rating."""
+        ...
 
-    def close(self) -> None:
-        with self._lock:
-            self._conn.close()
+    def answer(
+        self, state: ResearchState, question: str, history: Sequence[Mapping[str, str]], cancel: threading.Event
+    ) -> Iterator[str]:
+        """Stream the answer to ``question`` about ``state``; stop soon after ``cancel`` is set."""
+        ...
 
 
 @dataclass
@@ -96,11 +103,10 @@ class _AnswerJob:
     """One question being answered; the worker owns it until ``finished`` is set."""
 
     serial: int
-    log: _ChatLog
+    backend: ChatBackend
     state: ResearchState
     question: str
     history: list[dict[str, str]]
-    settings: Settings
     user_message: "ChatMessage"
     answer_message: "ChatMessage"
     cancel: threading.Event = field(default_factory=threading.Event)
@@ -315,18 +321,10 @@ class ChatThread(Widget):
             super().__init__()
             self.chat_message, self.rating, self.previous, self.error = chat_message, rating, previous, error
 
-    def __init__(
-        self,
-        settings: Settings | None = None,
-        *,
-        name: str | None = None,
-        id: str | None = None,
-        classes: str | None = None,
-    ) -> None:
+    def __init__(self, *, name: str | None = None, id: str | None = None, classes: str | None = None) -> None:
         super().__init__(name=name, id=id, classes=classes)
-        self.settings = settings
         self.state: ResearchState | None = None
-        self._log: _ChatLog | None = None
+        self._backend: ChatBackend | None = None
         self._job: _AnswerJob | None = None
         self._serials = count(1)
         # In display order; kept here because removed widgets stay queryable until the next idle.
@@ -353,33 +351,20 @@ class ChatThread(Widget):
         """The turns on screen, oldest first."""
         return list(self._messages)
 
-    def _settings_for(self, store: "ResearchStore") -> Settings:
-        """The given settings, else the app's (``app.settings``), else defaults (extractive answers)."""
-        if self.settings is not None:
-            return self.settings
-        app_settings = getattr(self.app, "settings", None)
-        return app_settings if isinstance(app_settings, Settings) else Settings(home=store.home)
-
     # ---------------------------------------------------------------- opening
 
-    def open_research(self, state: ResearchState, store: "ResearchStore", settings: Settings | None = None) -> None:
+    def open_research(self, state: ResearchState, backend: ChatBackend) -> None:
         """Show ``state``'s saved thread with its ratings; questions from now on are about it.
 
-        A running answer for the previously open research is stopped; what it
-        had written is saved to its own thread.
+        A running answer for the previously open research is stopped; its
+        worker still saves what it had written to that research's thread.
         """
-        self._detach_job(wait=self._log is not None and self._log.home != Path(store.home))
-        if settings is not None:
-            self.settings = settings
-        self.settings = self._settings_for(store)
-        if self._log is None or self._log.home != Path(store.home):
-            if self._log is not None:
-                self._log.close()
-            self._log = _ChatLog(Path(store.home))
+        self._detach_job(wait=False)
+        self._backend = backend
         self.state = state
         try:
-            turns, ratings = self._log.turns_and_ratings(state.research_id)
-        except _DB_ERRORS as exc:
+            turns, ratings = backend.load(state.research_id)
+        except ChatBackendError as exc:
             turns, ratings = [], {}
             self.notify(f"Could not load the chat: {one_line(str(exc), 200)}", severity="error", markup=False)
         log = self.query_one("#chat-log", VerticalScroll)
@@ -424,10 +409,8 @@ class ChatThread(Widget):
             job.finished.wait(timeout=3.0)
 
     def on_unmount(self) -> None:
+        """Let a running answer save what it wrote before the app closes its store."""
         self._detach_job(wait=True)
-        if self._log is not None:
-            self._log.close()
-            self._log = None
 
     # ---------------------------------------------------------------- asking
 
@@ -446,7 +429,7 @@ class ChatThread(Widget):
         if len(question) > MAX_QUESTION_CHARS:
             self.notify(f"A question can have at most {MAX_QUESTION_CHARS} characters.", severity="warning")
             return False
-        if self.state is None or self._log is None:
+        if self.state is None or self._backend is None:
             self.notify("Open a research first.", severity="warning")
             return False
         if self._job is not None:
@@ -463,11 +446,10 @@ class ChatThread(Widget):
         self._update_empty(True)
         job = _AnswerJob(
             serial=next(self._serials),
-            log=self._log,
+            backend=self._backend,
             state=self.state,
             question=question,
             history=history,
-            settings=self.settings or Settings(home=self._log.home),
             user_message=user_message,
             answer_message=answer_message,
         )
@@ -482,14 +464,14 @@ class ChatThread(Widget):
         research_id = job.state.research_id
         try:
             try:
-                user_id, error = job.log.append(research_id, "user", job.question), ""
-            except _DB_ERRORS as exc:
+                user_id, error = job.backend.append(research_id, "user", job.question), ""
+            except ChatBackendError as exc:
                 user_id, error = None, f"The question was not saved: {one_line(str(exc), 200)}"
             self.post_message(self.UserTurnSaved(job.serial, user_id, error))
             parts: list[str] = []
             outcome, reason = "done", ""
             try:
-                for chunk in answer(job.state, job.question, job.history, job.settings, job.cancel):
+                for chunk in job.backend.answer(job.state, job.question, job.history, job.cancel):
                     if chunk:
                         parts.append(chunk)
                         self.post_message(self.AnswerChunk(job.serial, chunk))
@@ -501,8 +483,8 @@ class ChatThread(Widget):
                 outcome, reason = "failed", str(exc) or type(exc).__name__
             content = saved_answer(parts, outcome, reason)
             try:
-                message_id, error = job.log.append(research_id, "assistant", content), ""
-            except _DB_ERRORS as exc:
+                message_id, error = job.backend.append(research_id, "assistant", content), ""
+            except ChatBackendError as exc:
                 message_id, error = None, f"The answer was not saved: {one_line(str(exc), 200)}"
             self.post_message(self.AnswerDone(job.serial, content, outcome, message_id, error))
         finally:
@@ -579,26 +561,26 @@ class ChatThread(Widget):
         """Show the rating at once, save it in a worker, and undo it on screen if the save fails."""
         event.stop()
         chat_message = event.chat_message
-        if self.state is None or self._log is None or chat_message.message_id is None:
+        if self.state is None or self._backend is None or chat_message.message_id is None:
             return
         previous = chat_message.rating
         chat_message.rating = event.rating
         self.run_worker(
-            partial(self._rate_worker, self._log, self.state.research_id, chat_message, event.rating, previous),
+            partial(self._rate_worker, self._backend, self.state.research_id, chat_message, event.rating, previous),
             thread=True,
             group="chat-feedback",
             exit_on_error=False,
         )
 
     def _rate_worker(
-        self, log: _ChatLog, research_id: str, chat_message: ChatMessage, rating: str, previous: str | None
+        self, backend: ChatBackend, research_id: str, chat_message: ChatMessage, rating: str, previous: str | None
     ) -> None:
         """Runs in a thread: upsert the rating (one row per research and message)."""
         assert chat_message.message_id is not None
         try:
-            log.rate(research_id, chat_message.message_id, rating)
+            backend.rate(research_id, chat_message.message_id, rating)
             error = ""
-        except _DB_ERRORS as exc:
+        except ChatBackendError as exc:
             error = one_line(str(exc), 200)
         self.post_message(self.RatingSaved(chat_message, rating, previous, error))
 

@@ -1,14 +1,15 @@
-"""The memory list: what the ``observations`` table holds, newest first.
+"""The memory list: the research memories the app hands it, newest first.
 
 Research memory is written by the memory feature after finished runs; until
-there is any, the pane says so plainly. It never shows invented content: the
-rows come straight from SQLite through ``read_observations``.
+there is any, the pane says so plainly. It never shows invented content and
+never reads the database itself: the screen reads the rows through the store
+(``ResearchStore.list_observations``) and passes them to ``show``.
 """
 
 from __future__ import annotations
 
-import sqlite3
-from dataclasses import dataclass
+from collections.abc import Sequence
+from typing import Protocol
 
 from rich.text import Text
 from textual.widgets import OptionList
@@ -16,58 +17,53 @@ from textual.widgets.option_list import Option
 
 from .safe_text import one_line
 
+__all__ = ["EMPTY_MEMORY", "Memory", "MemoryList"]
+
 EMPTY_MEMORY = "No memories yet. Memories are kept from finished research."
 
 
-@dataclass(frozen=True)
-class MemoryItem:
-    observation_id: int
-    title: str
-    narrative: str
-    quality: int
-    score: float
-    created_at: str
-    research_id: str
+class Memory(Protocol):
+    """What the pane shows of one memory (``storage.research_store.ObservationRow`` fits)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def narrative(self) -> str: ...
+    @property
+    def quality(self) -> int: ...
+    @property
+    def score(self) -> float: ...
+    @property
+    def created_at(self) -> str: ...
 
 
-def read_observations(conn: sqlite3.Connection, limit: int = 200) -> list[MemoryItem]:
-    """The newest ``limit`` observations; an empty list when the table is empty."""
-    rows = conn.execute(
-        "SELECT id, title, narrative, quality, score, created_at, research_id FROM observations "
-        "ORDER BY created_at DESC, id DESC LIMIT ?",
-        (limit,),
-    ).fetchall()
-    return [
-        MemoryItem(int(r[0]), r[1] or "", r[2] or "", int(r[3] or 0), float(r[4] or 0.0), str(r[5] or ""),
-                   r[6] or "")
-        for r in rows
-    ]
-
-
-def _prompt(item: MemoryItem) -> Text:
+def _prompt(memory: Memory) -> Text:
     text = Text(no_wrap=True, overflow="ellipsis")
-    text.append(one_line(item.title, 120) or "(untitled)", style="bold")
-    quality = f"{item.quality:+d}" if item.quality else "0"
-    text.append(f"  quality {quality} · score {item.score:.2f} · {item.created_at[:10]}", style="dim")
-    if item.narrative:
-        text.append("\n  " + one_line(item.narrative, 200))
+    text.append(one_line(memory.title, 120) or "(untitled)", style="bold")
+    quality = f"{memory.quality:+d}" if memory.quality else "0"
+    text.append(f"  quality {quality} · score {memory.score:.2f} · {memory.created_at[:10]}", style="dim")
+    if memory.narrative:
+        text.append("\n  " + one_line(memory.narrative, 200))
     return text
 
 
 class MemoryList(OptionList):
-    """Observations as a keyboard-navigable list, or an honest empty state."""
+    """Memories as a keyboard-navigable list, or an honest empty state."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.items: list[MemoryItem] = []
+        self.items: list[Memory] = []
 
     def on_mount(self) -> None:
-        self.show_items(self.items)
+        self.show(self.items)
 
-    def show_items(self, items: list[MemoryItem]) -> None:
-        self.items = list(items)
+    def show(self, memories: Sequence[Memory]) -> None:
+        """Replace the list with ``memories`` (already newest first)."""
+        self.items = list(memories)
         self.clear_options()
         if not self.items:
             self.add_option(Option(Text(EMPTY_MEMORY, style="italic"), id="empty", disabled=True))
             return
-        self.add_options([Option(_prompt(item), id=f"memory-{item.observation_id}") for item in self.items])
+        self.add_options([Option(_prompt(memory), id=f"memory-{memory.id}") for memory in self.items])

@@ -26,6 +26,7 @@ from .screens.main import PANES, MainScreen
 from .widgets.safe_text import escape_markup, one_line
 
 if TYPE_CHECKING:
+    from .chat_backend import StoreChatBackend
     from .screens.history import HistoryScreen
     from .storage.research_store import ResearchStore
 
@@ -59,6 +60,7 @@ class ZororaApp(App[None]):
         self._store = store
         self._owns_store = store is None
         self._store_failed = False
+        self._chat_backend: "StoreChatBackend | None" = None
 
     def get_default_screen(self) -> Screen:
         return MainScreen()
@@ -81,6 +83,17 @@ class ZororaApp(App[None]):
                 self._store_failed = True
                 self.notify(f"Research will not be saved: {escape_markup(str(exc))}", severity="error", timeout=15)
         return self._store
+
+    @property
+    def chat_backend(self) -> "StoreChatBackend | None":
+        """What the chat pane saves turns and ratings with and answers from; None without a store."""
+        if self._chat_backend is None:
+            store = self.store
+            if store is not None:
+                from .chat_backend import StoreChatBackend
+
+                self._chat_backend = StoreChatBackend(store, self.settings)
+        return self._chat_backend
 
     def on_unmount(self) -> None:
         if self._owns_store and self._store is not None:

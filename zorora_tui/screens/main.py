@@ -42,7 +42,7 @@ from ..pipeline.events import (
 from ..pipeline.models import ResearchState, Source
 from ..widgets.chat_thread import ChatThread
 from ..widgets.graph_pane import GraphPane
-from ..widgets.memory_list import MemoryList, read_observations
+from ..widgets.memory_list import MemoryList
 from ..widgets.phase_progress import PhaseProgress
 from ..widgets.query_bar import QueryBar
 from ..widgets.safe_text import clean, escape_markup, one_line
@@ -103,7 +103,6 @@ class MainScreen(Screen[None]):
         self.current_run: ResearchRun | None = None
         self.active_pane = "progress"
         self._tokens = 0
-        self._memory_conn: sqlite3.Connection | None = None
 
     @property
     def zapp(self) -> "ZororaApp":
@@ -136,9 +135,6 @@ class MainScreen(Screen[None]):
     def on_unmount(self) -> None:
         if self.current_run is not None:  # the app is going away: let the engine stop and save
             self.current_run.cancel.set()
-        if self._memory_conn is not None:
-            self._memory_conn.close()
-            self._memory_conn = None
 
     def on_resize(self, event: Resize) -> None:
         self._apply_layout(event.size.width, event.size.height)
@@ -434,9 +430,9 @@ class MainScreen(Screen[None]):
             self._activate("synthesis")  # one pane at a time: the answer is what to read first
         if set_query:
             self.query_bar.set_query(state.original_query)
-        store = self.zapp.store
-        if store is not None and saved:
-            self.chat.open_research(state, store)
+        backend = self.zapp.chat_backend if saved else None
+        if backend is not None:
+            self.chat.open_research(state, backend)
         else:
             self.chat.close_research()
         self.sub_title = f"{state.research_id} · {state.status}"
@@ -478,22 +474,18 @@ class MainScreen(Screen[None]):
         await self.show_research(state)
 
     def refresh_memory(self) -> None:
-        """Re-read the observations table (cheap, and WAL readers never wait for writers)."""
+        """Re-read the research memories through the store (cheap, and WAL readers never wait for writers)."""
         store = self.zapp.store
         if store is None:
             return
         try:
-            if self._memory_conn is None:
-                from ..storage.db import DB_NAME, connect
-
-                self._memory_conn = connect(self.zapp.settings.home / DB_NAME, readonly=True)
-            items = read_observations(self._memory_conn)
+            memories = store.list_observations()
         except (sqlite3.Error, OSError, RuntimeError) as exc:
-            self.memory.show_items([])
+            self.memory.show([])
             self.pane("memory").border_subtitle = escape_markup(f"unavailable: {one_line(str(exc), 60)}")
             return
-        self.memory.show_items(items)
-        self.pane("memory").border_subtitle = f"{len(items)}" if items else ""
+        self.memory.show(memories)
+        self.pane("memory").border_subtitle = f"{len(memories)}" if memories else ""
 
     # -- sources and citations ----------------------------------------------------------------
 
