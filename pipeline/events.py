@@ -66,6 +66,13 @@ class SynthesisChunk:
 
 
 @dataclass(frozen=True)
+class SynthesisReset:
+    """Forget the synthesis chunks so far: the LLM failed mid-stream and the extractive text follows."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
 class ResearchFinished:
     state: ResearchState
 
@@ -90,6 +97,7 @@ Event = Union[
     SourceFailed,
     SourceSkipped,
     SynthesisChunk,
+    SynthesisReset,
     ResearchFinished,
     ResearchFailed,
     ResearchCancelled,

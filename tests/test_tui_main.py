@@ -19,8 +19,16 @@ from tests.replay import ReplayServer, route
 from zorora_tui.app import ZororaApp
 from zorora_tui.config import load_settings
 from zorora_tui.export import export_research
-from zorora_tui.messages import EngineEvent
-from zorora_tui.pipeline.events import PhaseFinished, PhaseStarted, SourceFailed, SourcesFound, SynthesisChunk
+from zorora_tui.messages import EngineEvent, RunEnded
+from zorora_tui.pipeline.events import (
+    PhaseFinished,
+    PhaseStarted,
+    Progress,
+    SourceFailed,
+    SourcesFound,
+    SynthesisChunk,
+    SynthesisReset,
+)
 from zorora_tui.pipeline.models import PHASES, PhaseRecord, ResearchState, Source, SourceHealth
 from zorora_tui.pipeline.settings import Settings
 from zorora_tui.screens.dialogs import ConfirmScreen
@@ -29,7 +37,11 @@ from zorora_tui.screens.main import MainScreen, ResearchRun
 from zorora_tui.storage.db import DB_NAME, connect
 from zorora_tui.storage.research_store import ObservationRow, ResearchStore
 from zorora_tui.widgets.memory_list import EMPTY_MEMORY
+from zorora_tui.widgets.safe_text import clean
 from zorora_tui.widgets.sources_table import format_count
+from zorora_tui.widgets.synthesis_view import linkify_citations
+
+from .test_llm import fake_llm_server
 
 QUERY = "machine learning for natural language processing"
 HOSTILE_TITLE = "[bold]Evil[/bold] [link=https://evil.example]click[/link] \x1b[2J\x1b]8;;https://evil.example\x1b\\here"
@@ -122,15 +134,29 @@ async def submit(pilot: Pilot, query: str) -> None:
     await pilot.pause()
 
 
+def pretend_running(main: MainScreen, token: int) -> ResearchRun:
+    """Make ``token`` the screen's current run, so a test can post that run's events by hand."""
+    main.current_run = run = ResearchRun(token, "q", 1, threading.Event())
+    main.state = ResearchState(original_query="q")
+    return run
+
+
+async def run_to_the_end(pilot: Pilot, query: str = QUERY) -> ResearchState:
+    """Submit a depth-1 research and wait until the screen shows its final state."""
+    main = main_of(pilot.app)
+    main.set_depth(1)
+    await submit(pilot, query)
+    await wait_for(pilot, lambda: main.current_run is None and main.state is not None)
+    assert main.state is not None
+    return main.state
+
+
 async def test_submit_fills_progress_synthesis_and_sources(replay: ReplayServer, zhome: Path) -> None:
     app = ZororaApp(load_settings())
     async with app.run_test(size=(120, 40)) as pilot:
         main = main_of(app)
-        main.set_depth(1)
-        await submit(pilot, QUERY)
-        await wait_for(pilot, lambda: main.current_run is None and main.state is not None)
-        state = main.state
-        assert state is not None and state.status == "completed" and state.total_sources > 0
+        state = await run_to_the_end(pilot)
+        assert state.status == "completed" and state.total_sources > 0
         assert [main.progress.phases[name].status for name in PHASES] == [p.status for p in state.phases]
         assert main.progress.sources["openalex"].status == "ok"
         assert main.progress.sources["openalex"].count == state.source_health["openalex"].count
@@ -303,8 +329,7 @@ async def test_streamed_events_update_progress_sources_and_synthesis(settings: S
     app = ZororaApp(settings)
     async with app.run_test(size=(120, 40)) as pilot:
         main = main_of(app)
-        main.current_run = run = ResearchRun(99, "q", 1, threading.Event())
-        main.state = ResearchState(original_query="q")
+        run = pretend_running(main, 99)
         state = make_state()
         for event in (
             PhaseStarted("aggregation", 1),
@@ -360,6 +385,68 @@ async def test_memory_list_shows_real_observations_or_empty_state(settings: Sett
             "Transformers beat RNNs [bold]x[/bold]  quality +2 · score 0.80 · 2025-03-01\n  A narrative.")
         assert memory.get_option_at_index(1).prompt.plain == "Older memory  quality -1 · score 0.25 · 2025-01-15"
         assert main.pane("memory").border_subtitle == "2"
+
+
+async def test_llm_failing_mid_stream_resets_the_synthesis_to_the_saved_fallback(
+    replay: ReplayServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shown: list[tuple[str, str]] = []  # (event, synthesis text right after the screen handled it)
+    handle = MainScreen.on_engine_event
+
+    async def recording(self: MainScreen, message: EngineEvent) -> None:
+        await handle(self, message)
+        event = message.event
+        if isinstance(event, (SynthesisChunk, SynthesisReset)):
+            shown.append((type(event).__name__, self.synthesis.text))
+        elif isinstance(event, Progress) and event.message.startswith("LLM"):
+            shown.append(("Progress", event.message))
+
+    monkeypatch.setattr(MainScreen, "on_engine_event", recording)
+    with fake_llm_server() as server:  # "malformed": one chunk "Solar ", then a broken event
+        monkeypatch.setenv("ZORORA_LLM_URL", f"http://127.0.0.1:{server.server_address[1]}/malformed/v1")
+        monkeypatch.setenv("ZORORA_LLM_MODEL", "test-model")
+        app = ZororaApp(load_settings())
+        async with app.run_test(size=(120, 40)) as pilot:
+            main = main_of(app)
+            state = await run_to_the_end(pilot)
+            assert state.status == "completed" and state.synthesis_model == "extractive"
+            assert shown[0] == ("SynthesisChunk", "Solar ")  # the LLM's text was on screen...
+            assert shown[1][0] == "Progress" and shown[1][1].startswith("LLM synthesis failed (malformed event")
+            assert shown[2] == ("SynthesisReset", "")  # ...and went when it failed
+            assert all(not text.startswith("Solar") for _, text in shown[2:])
+            assert shown[-1] == ("SynthesisChunk", state.synthesis)  # the streamed fallback is the saved text
+            assert main.synthesis.text == state.synthesis == app.store.load(state.research_id).synthesis
+            assert main.synthesis.markdown.source == linkify_citations(state.synthesis)
+
+
+async def test_the_saved_synthesis_replaces_a_stream_that_differs(settings: Settings) -> None:
+    app = ZororaApp(settings)
+    async with app.run_test(size=(120, 40)) as pilot:
+        main = main_of(app)
+        run = pretend_running(main, 7)
+        failed = "LLM synthesis failed (timed out); writing an extractive synthesis instead"
+        for event in (PhaseStarted("synthesis", 6), SynthesisChunk("Half of an LLM answer [1"),
+                      Progress("synthesis", failed), SynthesisReset("timed out"),
+                      SynthesisChunk("Fallback [1].\n\n"), SynthesisChunk("Trailing")):
+            main.post_message(EngineEvent(run.token, event))
+        await pilot.pause(0.2)
+        assert main.synthesis.text == "Fallback [1].\n\nTrailing"
+        state = make_state()  # the saved text is not what was streamed: the pane shows the saved text exactly
+        main.post_message(RunEnded(run.token, state))
+        await wait_for(pilot, lambda: main.current_run is None)
+        assert main.synthesis.text == clean(state.synthesis) != ""
+        assert main.synthesis.markdown.source == linkify_citations(clean(state.synthesis))
+
+        # Saved text that differs from the stream by whitespace only, or only in how the stream linked "[12]".
+        cases = ((8, ["Same words [1]."], "Same words [1].\n"), (9, ["See [12]", "(x)"], "See [12](x)"))
+        for token, chunks, saved in cases:
+            run = pretend_running(main, token)
+            for event in (PhaseStarted("synthesis", 6), *map(SynthesisChunk, chunks)):
+                main.post_message(EngineEvent(run.token, event))
+            main.post_message(RunEnded(run.token, ResearchState("q", status="completed", synthesis=saved)))
+            await wait_for(pilot, lambda: main.current_run is None)
+            assert main.synthesis.text == saved
+            assert main.synthesis.markdown.source == linkify_citations(saved)
 
 
 async def test_graph_pane_reports_the_citation_graph(settings: Settings) -> None:

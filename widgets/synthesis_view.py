@@ -104,6 +104,19 @@ class SynthesisView(VerticalScroll, can_focus=True):
         self._tail = ""
         await self._stop_stream()
 
+    async def settle(self, markdown: str) -> None:
+        """End any stream and make the pane show exactly ``markdown`` (the saved synthesis).
+
+        What was streamed is kept when it already is that text, so a finished
+        run does not flash; otherwise (citations dropped after the stream, a
+        fallback, a cancelled run) the document is replaced.
+        """
+        await self.finish()
+        text = clean(markdown)
+        expected = linkify_citations(text) if text.strip() else EMPTY_SYNTHESIS
+        if self.text != text or self.markdown.source != expected:
+            await self.show(markdown)
+
     async def show(self, markdown: str) -> None:
         """Replace the whole document (a loaded research, or a final text that differs from the stream)."""
         await self._stop_stream()

@@ -1,12 +1,14 @@
 """Phase 6: write the synthesis, streamed from an LLM when one is configured.
 
 Without an LLM, or when it fails in any way, the synthesis is extractive and
-deterministic. Either way the text arrives as ``SynthesisChunk`` events.
+deterministic. Either way the text arrives as ``SynthesisChunk`` events. When
+the LLM fails, possibly mid-stream, a ``SynthesisReset`` comes first: displays
+drop whatever LLM text they show, then the extractive chunks follow.
 """
 
 from __future__ import annotations
 
-from ..events import Progress, SynthesisChunk
+from ..events import Progress, SynthesisChunk, SynthesisReset
 from ..llm import LLMError, model_name, stream_chat
 from ..models import ResearchState
 from ..synthesis import build_llm_prompt, extractive_synthesis, validate_citations
@@ -58,6 +60,7 @@ def run(state: ResearchState, ctx: RunContext) -> None:
             reason = str(exc) if isinstance(exc, LLMError) else f"{type(exc).__name__}: {exc}"
             reason = reason.splitlines()[0][:200] if reason else type(exc).__name__
             ctx.emit(Progress(PHASE, f"LLM synthesis failed ({reason}); writing an extractive synthesis instead"))
+            ctx.emit(SynthesisReset(reason))
             _emit_extractive(state, ctx)
             return
         cleaned, dropped = validate_citations(text, len(state.sources))

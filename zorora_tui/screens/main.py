@@ -38,6 +38,7 @@ from ..pipeline.events import (
     SourceSkipped,
     SourceStarted,
     SynthesisChunk,
+    SynthesisReset,
 )
 from ..pipeline.models import ResearchState, Source
 from ..widgets.chat_thread import ChatThread
@@ -45,7 +46,7 @@ from ..widgets.graph_pane import GraphPane
 from ..widgets.memory_list import MemoryList
 from ..widgets.phase_progress import PhaseProgress
 from ..widgets.query_bar import QueryBar
-from ..widgets.safe_text import clean, escape_markup, one_line
+from ..widgets.safe_text import escape_markup, one_line
 from ..widgets.sources_table import SourcesTable
 from ..widgets.synthesis_view import SynthesisView
 from .dialogs import ConfirmScreen
@@ -362,6 +363,8 @@ class MainScreen(Screen[None]):
         event = message.event
         if isinstance(event, SynthesisChunk):
             await self.synthesis.append(event.text)
+        elif isinstance(event, SynthesisReset):
+            await self.synthesis.begin()  # the LLM text shown so far is not the synthesis; the fallback follows
         elif isinstance(event, SourcesFound):
             self.progress.source_found(event.source_name, event.count, event.elapsed_ms)
             if self.state is not None and event.sources:
@@ -398,7 +401,6 @@ class MainScreen(Screen[None]):
             return
         state = message.state
         self.current_run = None
-        await self.synthesis.finish()
         await self.show_research(state, saved=self.zapp.store is not None, set_query=False)
         if state.status == "completed":
             self.notify(f"Research completed: {state.total_sources} sources.")
@@ -423,8 +425,7 @@ class MainScreen(Screen[None]):
         """Fill every pane from a research (a finished run, or one opened from history)."""
         self.state, self.saved = state, saved
         self.progress.show_state(state)
-        if self.synthesis.text.strip() != clean(state.synthesis).strip():
-            await self.synthesis.show(state.synthesis)
+        await self.synthesis.settle(state.synthesis)
         self._show_sources_and_graph(state)
         if self.narrow and self.active_pane == "progress" and state.synthesis.strip():
             self._activate("synthesis")  # one pane at a time: the answer is what to read first
