@@ -2,7 +2,9 @@
 
 Phase 3 needs to know which statements several sources agree on and which
 ones a source contradicts, without a model and in well under a second for a
-few hundred sources. A claim is a sentence of a source's abstract or snippet;
+few hundred sources. A claim is what a sentence of a source's abstract or
+snippet states about the world (``claim_filter``: statements about the paper
+and boilerplate are no claims, "We found that X" claims X);
 two claims say the same thing when their content words (lower-cased, lightly
 stemmed, weighted by IDF) have a high cosine similarity, and they contradict
 each other when the content overlaps but the stance differs (one is negated,
@@ -17,7 +19,6 @@ findings.
 
 from __future__ import annotations
 
-import html
 import math
 import re
 from bisect import bisect_left
@@ -25,7 +26,10 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from .claim_filter import BOILERPLATE, META, classify
 from .models import Finding, Source
+from .relevance import FindingRelevance, Query
+from .words import STOPWORDS, clean_text, stem, terms, words
 
 AGREE_THRESHOLD = 0.5  # cosine over IDF-weighted content words for "same claim"
 CONTRADICT_THRESHOLD = 0.55  # stricter: a contradiction must be about the same thing
@@ -39,25 +43,6 @@ MAX_CANDIDATES = 400  # comparisons per sentence; only reached when everything r
 ABBREVIATIONS = frozenset(
     """al e.g i.e cf vs viz fig figs eq eqs no nos vol pp approx ca dr mr mrs ms prof st inc ltd co corp
     jr sr resp ref refs sec tab ch ed eds dept univ est jan feb mar apr jun jul aug sep sept oct nov dec""".split()
-)
-
-STOPWORDS = frozenset(
-    """a about above after again against all also although am among an and any are aren as at be because
-    been before being below between both but by ca can could did do does doing done down during each either
-    else etc even ever every few for from further had has have having he her here hers herself him himself
-    his how however i if in into is it its itself just let may me might more most much must my myself nor
-    of off on once one only or other others otherwise our ours ourselves out over own per rather same
-    several she should since so some such than that the their theirs them themselves then there these they
-    this those though through thus to too toward towards under until up upon us very via was we were what
-    when where whereas whether which while who whom whose why will with within wo would yet you your yours
-    yourself yourselves et al eg ie
-    study studies paper papers article work works research result results show shows shown showed find
-    finds found propose proposes proposed present presents presented approach approaches method methods
-    use uses used using based also new different various provide provides provided well including include
-    includes included well moreover furthermore addition additionally respectively due aim aims discuss
-    discussed describe describes described able common current currently given important key large main
-    mainly many often overall possible potential powerful recent recently specific specifically widely unique
-    make makes made help helps allow allows allowing still like way ways especially""".split()
 )
 
 # Words that carry meaning in a claim but make poor headings.
@@ -77,36 +62,22 @@ _DOWN_WORDS = """decrease decreases decreased decreasing decline declines declin
     falling drop drops dropped dropping reduce reduces reduced reducing reduction lower lowered lowering shrink
     shrinks shrank shrinking worsen worsens worsened worsening diminish diminishes diminished decelerate""".split()
 
-_TAG = re.compile(r"<[^>]{0,200}>")
-_SPACE = re.compile(r"\s+")
 _DATE_PREFIX = re.compile(r"^[A-Z][a-z]{2,8}\.? \d{1,2}, \d{4}\s*[—–-]\s*")
 _LABEL = re.compile(
     r"^(?:abstract|background|introduction|objectives?|purpose|aims?|methods?|methodology|design|setting|"
     r"results?|findings|conclusions?|summary|significance)\s*[:.\-–—]\s*",
     re.IGNORECASE,
 )
+# The same labels in capitals with no punctuation, as some databases flatten structured abstracts.
+_CAPS_LABEL = re.compile(
+    r"^(?:ABSTRACT|Abstract|BACKGROUND|INTRODUCTION|OBJECTIVES?|PURPOSE|AIMS?|METHODS?|METHODOLOGY|DESIGN|SETTING|"
+    r"RESULTS?|FINDINGS|CONCLUSIONS?|SUMMARY|SIGNIFICANCE)\s+(?=[A-Z])"
+)
 _BOUNDARY = re.compile(r"[.!?]+[\"'”’)\]]*(?:\s+|(?=[A-Z][a-z]))")
 _INITIALISM = re.compile(r"^(?:[a-z]\.)+[a-z]$")
 _OPENERS = "([\"'“‘"
-_BOILERPLATE = (
-    "©", "copyright", "all rights reserved", "creative commons", "licensed under", "published by", "click here",
-    "read more", "subscribe", "sign up", "cookie", "javascript", "terms of use", "terms of service",
-    "privacy policy", "http://", "https://", "www.", "doi:", "email", "e-mail", "corresponding author",
-    "accepted manuscript", "of interest", "the authors declare",
-)
 _REFERENCE_MARK = re.compile(r"\s*\[\d+(?:\s*[,;–-]\s*\d+)*\]")  # "[12]", "[3, 4]": the source's own references
-_WORD = re.compile(r"[^\W_]+(?:\.\d+)?")  # letters of any script, digits, decimals
 _PRONOUNS = frozenset({"it", "its", "they", "their", "he", "she", "this", "these", "those", "that", "such"})
-_NEG_CONTRACTION = re.compile(r"n[’']t\b")
-
-
-def clean_text(text: str) -> str:
-    """Snippet text without HTML tags or entities and with single spaces."""
-    if not text:
-        return ""
-    if "<" in text or "&" in text:
-        text = _TAG.sub(" ", html.unescape(html.unescape(text)))
-    return _SPACE.sub(" ", text).strip()
 
 
 def _is_boundary(text: str, match: re.Match[str]) -> bool:
@@ -151,44 +122,8 @@ def split_sentences(text: str) -> list[str]:
     return sentences
 
 
-_STEMS: dict[str, str] = {}  # memo: a corpus has a few thousand distinct words
-
-
-def _stem(word: str) -> str:
-    """Light suffix stripping so 'models', 'modeling' and 'model' compare equal."""
-    cached = _STEMS.get(word)
-    if cached is not None:
-        return cached
-    stem = word
-    if len(word) > 3 and not word[0].isdigit():
-        if word.endswith("ies") and len(word) > 4:
-            stem = word[:-3] + "y"
-        elif word.endswith("sses"):
-            stem = word[:-2]
-        elif word.endswith("ing") and len(word) - 3 >= 3:
-            stem = word[:-3]
-        elif word.endswith("ed") and len(word) - 2 >= 3:
-            stem = word[:-2]
-        elif word.endswith("es") and len(word) - 2 >= 3 and word[-3] in "sxzh":
-            stem = word[:-2]
-        elif word.endswith("s") and not word.endswith(("ss", "us", "is")):
-            stem = word[:-1]
-        if stem != word and len(stem) > 3 and stem[-1] == stem[-2] and stem[-1] not in "lsz":
-            stem = stem[:-1]  # running -> run, stopped -> stop
-        if stem.endswith("e") and len(stem) > 4:
-            stem = stem[:-1]  # increase/increased/increasing -> increas
-    if len(_STEMS) < 200_000:
-        _STEMS[word] = stem
-    return stem
-
-
-_UP = frozenset(_stem(w) for w in _UP_WORDS)
-_DOWN = frozenset(_stem(w) for w in _DOWN_WORDS)
-
-
-def _words(text: str) -> list[str]:
-    """Words as written (case kept for readable themes), with "n't" as "not" and "%" as "percent"."""
-    return _WORD.findall(_NEG_CONTRACTION.sub(" not", text).replace("%", " percent"))
+_UP = frozenset(stem(w) for w in _UP_WORDS)
+_DOWN = frozenset(stem(w) for w in _DOWN_WORDS)
 
 
 @dataclass(frozen=True)
@@ -198,80 +133,109 @@ class Analysed:
     tokens: tuple[str, ...]  # content stems, first occurrence order
     stance: int  # +1 affirms, -1 negates or reverses the direction
     surfaces: tuple[tuple[str, str], ...]  # (stem, surface word) for readable themes
+    vocabulary: frozenset[str]  # every content stem, direction words included (for matching the query)
 
 
 def analyse(text: str) -> Analysed:
     """Content stems and stance of one sentence."""
-    written = _words(text)
-    words = [w.lower() for w in written]
+    written = words(text)
+    lowered = [w.lower() for w in written]
     negated = False
     direction = 0
     seen: dict[str, str] = {}
-    for i, word in enumerate(words):
+    vocabulary: set[str] = set()
+    for i, word in enumerate(lowered):
         if word in NEGATIONS:
-            following = words[i + 1] if i + 1 < len(words) else ""
-            preceding = words[i - 1] if i else ""
+            following = lowered[i + 1] if i + 1 < len(lowered) else ""
+            preceding = lowered[i - 1] if i else ""
             if following not in _NOT_NEGATION_AFTER.get(word, ()) and preceding not in _NOT_NEGATION_BEFORE.get(
                 word, ()
             ):
                 negated = True
             continue
-        if word in _FAIL and i + 1 < len(words) and words[i + 1] == "to":
+        if word in _FAIL and i + 1 < len(lowered) and lowered[i + 1] == "to":
             negated = True
             continue
         if len(word) < 2 or word in STOPWORDS:
             continue
-        stem = _stem(word)
-        if stem in _UP:
+        stemmed = stem(word)
+        if stemmed in STOPWORDS:
+            continue
+        vocabulary.add(stemmed)
+        if stemmed in _UP:
             direction = 1 if direction in (0, 1) else 2
             continue
-        if stem in _DOWN:
+        if stemmed in _DOWN:
             direction = -1 if direction in (0, -1) else 2
             continue
-        if stem in STOPWORDS:
-            continue
-        seen.setdefault(stem, written[i])
+        seen.setdefault(stemmed, written[i])
     sign = direction if direction in (1, -1) else 1
-    return Analysed(tuple(seen), -sign if negated else sign, tuple(seen.items()))
+    return Analysed(tuple(seen), -sign if negated else sign, tuple(seen.items()), frozenset(vocabulary))
 
 
 def content_tokens(text: str) -> list[str]:
-    """The content stems of a text, in order, for matching questions against passages."""
+    """The content stems of a text, in order (a query's are kept out of theme headings)."""
     return list(analyse(text).tokens)
 
 
-def _claim_info(sentence: str) -> Analysed | None:
-    """The analysis of a sentence that can carry a claim (long enough, complete, not boilerplate), else None."""
-    words = sentence.split()
-    if not (MIN_WORDS <= len(words) <= MAX_WORDS) or sentence.endswith(("...", "…")):
+def _claim_info(claim: str, standalone: bool = True) -> Analysed | None:
+    """The analysis of a claim that stands on its own (long enough, complete, with content words), else None.
+
+    ``standalone=False`` accepts a short sentence led by a pronoun, for statements about a paper ("This paper
+    proposes X"), whose "This" is no reference to the sentence before.
+    """
+    tokens = claim.split()
+    if not (MIN_WORDS <= len(tokens) <= MAX_WORDS) or claim.endswith(("...", "…")):
         return None
-    if len(words) < CONTEXT_FREE_WORDS and words[0].lower() in _PRONOUNS:
+    if standalone and len(tokens) < CONTEXT_FREE_WORDS and tokens[0].lower() in _PRONOUNS:
         return None  # "It supports more languages." means nothing without the sentence before
-    lowered = sentence.lower()
-    if any(marker in lowered for marker in _BOILERPLATE):
-        return None
-    info = analyse(sentence)
+    info = analyse(claim)
     return info if len(info.tokens) >= MIN_CONTENT_TOKENS else None
 
 
 def is_claim(sentence: str) -> bool:
-    """Whether a sentence can carry a claim: long enough, complete, and not boilerplate."""
-    return _claim_info(sentence) is not None
+    """Whether a sentence makes a claim: not boilerplate or meta (see ``claim_filter``), long enough, complete."""
+    claim = classify(sentence).claim
+    return claim is not None and _claim_info(claim) is not None
+
+
+def sentences(text: str) -> list[str]:
+    """The sentences of a snippet or abstract without date prefixes, section labels or reference marks."""
+    result = []
+    for sentence in split_sentences(_DATE_PREFIX.sub("", clean_text(text))):
+        sentence = _REFERENCE_MARK.sub("", _CAPS_LABEL.sub("", _LABEL.sub("", sentence))).strip()
+        if sentence:
+            result.append(sentence)
+    return result
 
 
 def _analysed_claims(text: str) -> list[tuple[str, Analysed]]:
     result = []
-    for sentence in split_sentences(_DATE_PREFIX.sub("", clean_text(text))):
-        sentence = _REFERENCE_MARK.sub("", _LABEL.sub("", sentence)).strip()
-        info = _claim_info(sentence)
+    for sentence in sentences(text):
+        claim = classify(sentence).claim
+        info = _claim_info(claim) if claim is not None else None
         if info is not None:
-            result.append((sentence, info))
+            result.append((claim, info))
     return result
 
 
 def claim_sentences(text: str) -> list[str]:
-    """The claim-bearing sentences of a snippet or abstract, cleaned of labels and date prefixes."""
-    return [sentence for sentence, _ in _analysed_claims(text)]
+    """The claims of a snippet or abstract: "We found that X" gives X; meta and boilerplate give nothing."""
+    return [claim for claim, _ in _analysed_claims(text)]
+
+
+def quotable_sentences(text: str) -> list[tuple[str, str]]:
+    """(sentence, kind) for every sentence worth quoting to answer a question: all but boilerplate and fragments.
+
+    Meta sentences are kept (with their kind): "This paper proposes X" is no
+    finding, but it answers "what was proposed for Y?".
+    """
+    result = []
+    for sentence in sentences(text):
+        kind = classify(sentence).kind
+        if kind != BOILERPLATE and _claim_info(sentence, standalone=kind != META) is not None:
+            result.append((sentence, kind))
+    return result
 
 
 @dataclass
@@ -282,6 +246,7 @@ class _Unit:
     tokens: tuple[str, ...]
     stance: int
     numbers: frozenset[str] = frozenset()
+    vocabulary: frozenset[str] = frozenset()
     weights: dict[str, float] = field(default_factory=dict)  # token -> squared IDF weight
     norm: float = 0.0
     centrality: float = 0.0
@@ -299,14 +264,15 @@ def _units(sources: Sequence[Source], surfaces: dict[str, dict[str, int]]) -> li
     for index, source in enumerate(sources):
         for position, (sentence, info) in enumerate(_analysed_claims(source.content_snippet)):
             numbers = frozenset(t for t in info.tokens if t[0].isdigit())
-            units.append(_Unit(index, position, sentence, info.tokens, info.stance, numbers))
+            units.append(_Unit(index, position, sentence, info.tokens, info.stance, numbers, info.vocabulary))
             for stem, word in info.surfaces:
                 counts = surfaces.setdefault(stem, {})
                 counts[word] = counts.get(word, 0) + 1
     return units
 
 
-def _weigh(units: list[_Unit]) -> tuple[dict[str, int], dict[str, float]]:
+def _weigh(units: list[_Unit]) -> dict[str, int]:
+    """Give every unit its IDF weights; returns the document frequency of every token."""
     df: dict[str, int] = {}
     for unit in units:
         for token in unit.tokens:
@@ -316,7 +282,7 @@ def _weigh(units: list[_Unit]) -> tuple[dict[str, int], dict[str, float]]:
     for unit in units:
         unit.weights = {t: idf[t] * idf[t] for t in unit.tokens}
         unit.norm = math.sqrt(sum(unit.weights.values())) or 1.0
-    return df, idf
+    return df
 
 
 def _cosine(a: _Unit, b: _Unit) -> float:
@@ -407,7 +373,7 @@ class _Cluster:
     members: list[int]
     sources: list[int]
     contradicted_by: list[int]
-    relevance: float
+    relevance: FindingRelevance
 
 
 def _theme_words(findings: list[tuple[_Cluster, set[str]]], df: dict[str, int], query: set[str]) -> list[str]:
@@ -453,7 +419,13 @@ def cross_reference(
     max_findings: int = MAX_FINDINGS,
     check: Callable[[], None] | None = None,
 ) -> list[Finding]:
-    """Group the sources' claims into findings, best supported first.
+    """Group the sources' claims into findings: about the query first, then best supported.
+
+    Findings are ordered by relevance tier (``relevance``: on topic, related,
+    off-topic), then by the number of sources that agree, then by how much of
+    the query the claim and its sources' titles cover; so when more than
+    ``max_findings`` exist, off-topic agreement (three pages of an unrelated
+    site saying the same thing) is what is left out.
 
     Each finding's ``claim`` is its most central sentence, ``sources`` the
     distinct sources that state it (in ``sources`` order), ``agreement_count``
@@ -467,21 +439,24 @@ def cross_reference(
     units = _units(sources, surfaces)
     if not units:
         return []
-    df, idf = _weigh(units)
+    df = _weigh(units)
     agree, oppose = _pairs(units, df, check)
-    query_tokens = set(content_tokens(query))
-
-    def relevance(unit: _Unit) -> float:
-        if not query_tokens:
-            return 0.0
-        return sum(idf.get(t, 0.0) for t in query_tokens if t in unit.weights)
+    question = Query.of_sources(query, sources)
+    titles = [frozenset(terms(s.title)) for s in sources] if question.concepts else []
+    coverage = [question.coverage(u.vocabulary | titles[u.source_index]) for u in units] if titles else None
 
     def support(i: int) -> int:
         return len({units[j].source_index for j, _ in agree.get(i, ())})
 
     order = sorted(
         range(len(units)),
-        key=lambda i: (-support(i), -relevance(units[i]), -units[i].centrality, units[i].source_index, units[i].position),
+        key=lambda i: (
+            -support(i),
+            -(coverage[i] if coverage else 0.0),
+            -units[i].centrality,
+            units[i].source_index,
+            units[i].position,
+        ),
     )
     assigned: set[int] = set()
     clusters: list[_Cluster] = []
@@ -498,16 +473,28 @@ def cross_reference(
             singles_taken.add(unit.source_index)
         assigned.update(members)
         against = sorted({units[j].source_index for j, _ in oppose.get(i, ())} - set(member_sources))
-        clusters.append(_Cluster(i, members, member_sources, against, relevance(unit)))
+        focus = unit.vocabulary.union(*(titles[k] for k in member_sources)) if titles else unit.vocabulary
+        relevance = question.finding_relevance(focus, member_sources)
+        clusters.append(_Cluster(i, members, member_sources, against, relevance))
     if check is not None:
         check()
 
+    # Off-topic agreement (three pages of one unrelated site) must not push out what answers the question.
     clusters.sort(
-        key=lambda c: (-len(c.sources), -c.relevance, -units[c.leader].centrality, c.sources[0], units[c.leader].position)
+        key=lambda c: (
+            c.relevance.tier,
+            -len(c.sources),
+            -c.relevance.score,
+            -units[c.leader].centrality,
+            c.sources[0],
+            units[c.leader].position,
+        )
     )
     chosen = clusters[:max_findings]
     token_sets = [(c, {t for j in c.members for t in units[j].tokens}) for c in chosen]
-    themes = _theme_words(token_sets, df, query_tokens)
+    # The question's own words (and the long forms of its acronyms) would head every group: not themes.
+    asked = set(content_tokens(query)) | {t for concept in question.concepts for form in concept for t in form}
+    themes = _theme_words(token_sets, df, asked)
     findings = []
     for cluster, theme in zip(chosen, themes):
         findings.append(

@@ -12,8 +12,12 @@ import re
 
 from .credibility import confidence_level
 from .models import Finding, ResearchState, Source
+from .relevance import OFF_TOPIC, Query
 
 MAX_CLAIMS = 12
+ENOUGH_RELEVANT = 6  # with this many relevant findings, off-topic ones are left out
+MAX_OFF_TOPIC = 3  # otherwise at most this many close the synthesis, under their own heading
+OFF_TOPIC_HEADING = "Other findings (their sources share no word with the question)"
 MAX_PROMPT_FINDINGS = 20
 MAX_PROMPT_SOURCES = 30
 SNIPPET_CHARS = 300
@@ -100,37 +104,79 @@ def _finding_confidence(finding: Finding) -> str:
     return confidence_level(finding.agreement_count or len(finding.sources), finding.average_credibility)
 
 
-def ranked_findings(state: ResearchState) -> list[Finding]:
-    """Findings best first: confidence, then agreement, then mean credibility, then phase-3 order."""
-    indexed = list(enumerate(state.findings))
-    indexed.sort(
-        key=lambda item: (
-            CONFIDENCE_RANK[_finding_confidence(item[1])],
-            -(item[1].agreement_count or len(item[1].sources)),
-            -round(item[1].average_credibility, 6),
-            item[0],
+class Ranking:
+    """The research's findings ordered for the reader, and which sources are about the question.
+
+    Order: relevance tier first (on topic, related, off-topic; see
+    ``relevance``), then confidence, agreement, how much of the question the
+    claim and its sources' titles cover, mean credibility and phase-3 order.
+    Support decides among findings that answer the question; a finding whose
+    sources share no word with the question never comes before one that does.
+    """
+
+    def __init__(self, state: ResearchState) -> None:
+        self.question = Query.of_sources(state.original_query, state.sources)
+        numbers = Numbering(state)
+        scored = []
+        for index, finding in enumerate(state.findings):
+            positions = [n - 1 for n in numbers.numbers(finding.sources)]
+            titles = [state.sources[i].title for i in positions]
+            relevance = self.question.finding_relevance(" ".join([finding.claim, *titles]), positions)
+            scored.append((relevance, index, finding))
+        scored.sort(
+            key=lambda item: (
+                item[0].tier,
+                CONFIDENCE_RANK[_finding_confidence(item[2])],
+                -(item[2].agreement_count or len(item[2].sources)),
+                -item[0].score,
+                -round(item[2].average_credibility, 6),
+                item[1],
+            )
         )
-    )
-    return [finding for _, finding in indexed]
+        self.findings = [finding for _, _, finding in scored]
+        self.off_topic = {id(finding) for relevance, _, finding in scored if relevance.tier == OFF_TOPIC}
+        self.relevant_sources = sum(self.question.source_is_relevant(i) for i in range(len(state.sources)))
+        self._numbers = numbers
+
+    def is_off_topic(self, finding: Finding) -> bool:
+        return id(finding) in self.off_topic
+
+    def selected(self, limit: int) -> tuple[list[Finding], list[Finding]]:
+        """(the best ``limit`` citable findings about the question, off-topic ones to list after them).
+
+        Off-topic findings are listed (a few, last) only while fewer than
+        ENOUGH_RELEVANT findings are about the question.
+        """
+        citable = [f for f in self.findings if self._numbers.cite(f.sources)]
+        relevant = [f for f in citable if not self.is_off_topic(f)][:limit]
+        if len(relevant) >= ENOUGH_RELEVANT:
+            return relevant, []
+        return relevant, [f for f in citable if self.is_off_topic(f)][:MAX_OFF_TOPIC]
 
 
 def _services(sources: list[Source]) -> list[str]:
     return sorted({origin for s in sources for origin in s.origins if origin})
 
 
-def _overview(state: ResearchState, shown: list[Finding]) -> str:
+def _overview(state: ResearchState, relevant: list[Finding], off_topic: list[Finding], ranking: Ranking) -> str:
     services = _services(state.sources)
     count = len(state.sources)
     parts = [f"**Overview.** {count} source{'s' if count != 1 else ''}"]
     if services:
         parts.append(f" from {len(services)} service{'s' if len(services) != 1 else ''} ({', '.join(services)})")
     parts.append(f" on “{state.original_query}”")
-    if shown:
-        levels = [_finding_confidence(f) for f in shown]
+    if ranking.question.concepts:
+        about = ranking.relevant_sources
+        parts.append(", all relevant to it" if about == count else f", {about} of them relevant to it")
+    if relevant:
+        levels = [_finding_confidence(f) for f in relevant]
         tally = ", ".join(f"{levels.count(level)} {level}" for level in ("high", "medium", "low") if level in levels)
-        parts.append(f"; {len(shown)} key finding{'s' if len(shown) != 1 else ''} by confidence: {tally}.")
-    else:
-        parts.append(".")
+        parts.append(f"; {len(relevant)} key finding{'s' if len(relevant) != 1 else ''} by confidence: {tally}")
+    elif off_topic:
+        parts.append("; no finding is about the question")
+    if off_topic:
+        parts.append(f"; {len(off_topic)} off-topic finding{'s' if len(off_topic) != 1 else ''} listed last")
+    parts.append(".")
     return "".join(parts)
 
 
@@ -157,7 +203,7 @@ def _by_theme(findings: list[Finding]) -> list[tuple[str, list[Finding]]]:
     groups = [(written[k][:1].upper() + written[k][1:], fs) for k, fs in themes.items() if k and len(fs) >= 2]
     rest = [f for f in findings if not any(f in fs for _, fs in groups)]
     if rest:
-        groups.append(("Other findings" if groups else "Findings", rest))
+        groups.append(("More findings" if groups else "Findings", rest))
     return groups
 
 
@@ -169,21 +215,29 @@ def extractive_synthesis(state: ResearchState) -> str:
             "Check which services failed in the source health, or try a broader query."
         )
     numbers = Numbering(state)
-    shown = [f for f in ranked_findings(state) if numbers.cite(f.sources)][:MAX_CLAIMS]
-    blocks = [_overview(state, shown)]
+    ranking = Ranking(state)
+    relevant, off_topic = ranking.selected(MAX_CLAIMS)
+    shown = relevant + off_topic
+    blocks = [_overview(state, relevant, off_topic, ranking)]
     if not shown:
         lines = ["No claim could be extracted from the sources' abstracts or snippets. The most authoritative sources are:", ""]
-        for source in state.get_authoritative_sources(top_n=5):
+        for source in _authoritative(state, ranking, 5):
             lines.append(
                 f"- {source.title or source.url} [{numbers.number(source.source_id)}] "
                 f"(credibility {source.credibility_score:.2f}, {source.credibility_category or 'unscored'})"
             )
         blocks.append("\n".join(lines))
-    for heading, findings in _by_theme(shown):
+    groups = _by_theme(relevant)
+    if off_topic:
+        groups.append((OFF_TOPIC_HEADING, off_topic))
+    for heading, findings in groups:
         lines = [f"### {heading}", ""]
         lines.extend(_claim_line(f, state, numbers) for f in findings)
         blocks.append("\n".join(lines))
-    disputed = [f for f in ranked_findings(state) if f.contradicted_by and numbers.cite(f.contradicted_by)]
+    disputed = [
+        f for f in ranking.findings
+        if f.contradicted_by and numbers.cite(f.contradicted_by) and (f in shown or not ranking.is_off_topic(f))
+    ]
     if disputed:
         lines = ["### Contradictions", ""]
         reported: set[tuple[frozenset[int], frozenset[int]]] = set()
@@ -219,14 +273,23 @@ def _source_line(number: int, source: Source) -> str:
     return line
 
 
-def prompt_sources(state: ResearchState, findings: list[Finding], limit: int = MAX_PROMPT_SOURCES) -> list[int]:
+def _authoritative(state: ResearchState, ranking: Ranking, limit: int) -> list[Source]:
+    """The most authoritative sources, those about the question first."""
+    position = {s.source_id: i for i, s in enumerate(state.sources)}
+    ranked = state.get_authoritative_sources(top_n=len(state.sources))
+    return sorted(ranked, key=lambda s: not ranking.question.source_is_relevant(position[s.source_id]))[:limit]
+
+
+def prompt_sources(
+    state: ResearchState, ranking: Ranking, findings: list[Finding], limit: int = MAX_PROMPT_SOURCES
+) -> list[int]:
     """Source numbers worth showing a model: those behind the findings, then the most authoritative."""
     numbers = Numbering(state)
     chosen: dict[int, None] = {}
     for finding in findings:
         for number in numbers.numbers(finding.sources + finding.contradicted_by):
             chosen.setdefault(number, None)
-    for source in state.get_authoritative_sources(top_n=limit):
+    for source in _authoritative(state, ranking, limit):
         chosen.setdefault(numbers.number(source.source_id) or 0, None)
     chosen.pop(0, None)
     return sorted(list(chosen)[:limit])
@@ -235,8 +298,10 @@ def prompt_sources(state: ResearchState, findings: list[Finding], limit: int = M
 def build_llm_prompt(state: ResearchState) -> list[dict[str, str]]:
     """Chat messages asking a model for a cited synthesis, with the roadmap's rules."""
     numbers = Numbering(state)
-    findings = ranked_findings(state)[:MAX_PROMPT_FINDINGS]
-    listed = prompt_sources(state, findings)
+    ranking = Ranking(state)
+    relevant, off_topic = ranking.selected(MAX_PROMPT_FINDINGS)
+    findings = relevant + off_topic
+    listed = prompt_sources(state, ranking, findings)
     source_block = "\n".join(_source_line(n, state.sources[n - 1]) for n in listed) or "(no sources)"
     finding_lines = []
     for i, finding in enumerate(findings, 1):

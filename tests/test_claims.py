@@ -8,10 +8,14 @@ import time
 
 import pytest
 
+from zorora_tui.pipeline.claim_filter import BOILERPLATE, CLAIM, META, REPORTED, Verdict, classify
 from zorora_tui.pipeline.claims import (
     analyse,
     claim_sentences,
     cross_reference,
+    is_claim,
+    quotable_sentences,
+    sentences,
     split_sentences,
     sources_with_claims,
 )
@@ -21,7 +25,9 @@ from zorora_tui.pipeline.phases import cross_referencing
 from zorora_tui.pipeline.phases.context import Cancelled, RunContext
 from zorora_tui.pipeline.settings import Settings
 
-from .conftest import fixture_path
+from zorora_tui.pipeline.sources.brave import parse_brave
+
+from .conftest import fixture_bytes, fixture_path
 
 OPENALEX = "openalex/findpapers_works_search_ml_nlp_50.json"
 QURANIC_DOIS = ("10.17576/apjitm-2022-1102-09", "10.17576/apjitm-2022-0101-08")  # one abstract, published twice
@@ -123,6 +129,127 @@ def test_claim_sentences_unescape_html():
     assert claim_sentences(text) == ["Atrial fibrillation is the most prevalent cardiac arrhythmia in adults."]
 
 
+# --- Meta and boilerplate sentences -------------------------------------------------
+
+LARAVEL = "web_search/brave_api_larallama_laravel_news.json"
+
+# (DOI, sentence) from the recorded OpenAlex abstracts: statements about the paper, not about its subject.
+META_SENTENCES = [
+    ("10.17576/apjitm-2022-1102-09",
+     "This paper describes the building of a rule-based Named Entity Recognition method to extract the entities "
+     "that exist in the English translation to the meaning of the Quranic text and its performance evaluation."),
+    ("10.22489/cinc.2022.035",
+     "In this study, we propose the use of ensemble transformer-based neural networks to aid in the detection of "
+     "heart murmur in PCG recordings and for the prediction of clinical outcomes of patients as part of George B. "
+     "Moody PhysioNet 2022 Challenge."),
+    ("10.46568/gjmas.v3i4.163",
+     "Additionally, future research should focus on student perceptions and the use of quantitative methods to gain "
+     "further insight into how university faculty are using ChatGPT for teaching and learning purposes."),
+    ("10.29292/jics.v17i3.649",
+     "To cope with these problems, we discuss how research is shifting from traditional supervised learning "
+     "techniques to reinforcement learning-based methods."),
+    ("10.33423/jmdc.v16i4.5735",
+     "The purpose of this manuscript is to review the literature on power-dependence from a historical perspective."),
+    ("10.17762/ijritcc.v10i2s.5946",
+     "In this paper a deep learning based framework is proposed for predicting web user behaviour from streams of "
+     "user interactions."),
+    ("10.47363/jaicc/2022(1)143",
+     "The paper however, emphasizes over the importance of data preparation, model building and training for "
+     "successful implementation."),
+]
+
+# (DOI, sentence, the claim it reports) from the same abstracts.
+REPORTED_SENTENCES = [
+    ("10.56977/jicce.2022.20.4.280",
+     "Our study found that ransomware applications are largely divided into three types: locker, crypto, and hybrid.",
+     "Ransomware applications are largely divided into three types: locker, crypto, and hybrid."),
+    ("10.18280/isi.270610",
+     "Our results show that the SVM model provides an accuracy of 99.16%, which is higher when compared to the "
+     "Naïve Bayes method.",
+     "The SVM model provides an accuracy of 99.16%, which is higher when compared to the Naïve Bayes method."),
+    ("10.46568/gjmas.v3i4.163",
+     "The results of this study suggest that university faculty need more information and education about ChatGPT "
+     "in order to make informed decisions about its use.",
+     "University faculty need more information and education about ChatGPT in order to make informed decisions "
+     "about its use."),
+    ("10.52919/translang.v21i2.910",
+     "It has also been shown that the successful implementation of such tools requires both institutional and "
+     "technical prerequisites.",
+     "The successful implementation of such tools requires both institutional and technical prerequisites."),
+]
+
+
+def _abstract(doi: str) -> str:
+    return next(s for s in openalex_sources() if s.doi == doi).content_snippet
+
+
+@pytest.mark.parametrize(("doi", "sentence"), META_SENTENCES)
+def test_meta_sentences_of_real_abstracts_are_not_claims(doi, sentence):
+    abstract = _abstract(doi)
+    assert sentence in sentences(abstract)  # really a sentence of that abstract
+    assert classify(sentence) == Verdict(META, None)
+    assert sentence not in claim_sentences(abstract) and not is_claim(sentence)
+    assert (sentence, META) in quotable_sentences(abstract)  # still quotable to answer a question
+
+
+@pytest.mark.parametrize(("doi", "sentence", "claim"), REPORTED_SENTENCES)
+def test_reported_findings_are_claims_of_what_they_report(doi, sentence, claim):
+    abstract = _abstract(doi)
+    assert sentence in sentences(abstract)
+    assert classify(sentence) == Verdict(REPORTED, claim)
+    assert claim in claim_sentences(abstract) and sentence not in claim_sentences(abstract)
+
+
+def test_plain_statements_of_real_abstracts_stay_claims():
+    quranic = _abstract(QURANIC_DOIS[0])
+    sentence = "The current NER model is deemed not fit to accurately extract entities from Quranic text due to its unique content."
+    assert classify(sentence) == Verdict(CLAIM, sentence)
+    assert sentence in claim_sentences(quranic)
+    citation = next(s for s in sentences(_abstract("10.56977/jicce.2022.20.4.259")) if s.startswith("SeaYoung Park"))
+    assert classify(citation).kind == BOILERPLATE  # the paper's own citation line, with its DOI link
+
+
+def test_web_calls_to_action_and_social_text_are_boilerplate():
+    snippets = {s.url: s.content_snippet for s in parse_brave(fixture_bytes(LARAVEL))}
+    claims = [c for text in snippets.values() for c in claim_sentences(text)]
+    for junk in (
+        "Contribute to jeroennoten/laravel-news development by creating an account on GitHub.",
+        "The latest tweets from Laravel News (@laravelnews)",
+        "See Instagram photos and videos from Laravel News (@laravelnews)",
+        "Laravel News | 123,472 followers on LinkedIn.",
+        "Read writing from Laravel News on Medium.",
+    ):
+        assert any(junk in sentences(text) for text in snippets.values()), junk
+        assert classify(junk).kind == BOILERPLATE and junk not in claims
+    assert (
+        "Laravel News is a news provider that provides news, tips, tutorials, and other information about the "
+        "Laravel PHP framework."
+    ) in claims
+
+
+@pytest.mark.parametrize(
+    ("sentence", "kind"),
+    [
+        ("We finally discuss several promising future directions in this field.", META),
+        ("Further research is needed to confirm these effects in older adults.", META),
+        ("Here we present a benchmark of twelve parsers on clinical notes.", META),
+        ("To synthesise the literature on machine translation of medical texts.", META),
+        ("In this study, transformer models reached an F1 of 0.91 on clinical notes.", CLAIM),
+        ("We used 10,000 labelled notes to train the classifier.", CLAIM),
+        ("This work was supported by the National Science Foundation under grant no. 1234.", BOILERPLATE),
+        ("We thank the anonymous reviewers for their helpful comments on the manuscript.", BOILERPLATE),
+        ("Our code and data are publicly available at the project repository.", BOILERPLATE),
+        ("Subscribe to our newsletter for weekly updates on language models.", BOILERPLATE),
+        ("Source: Reuters | Topics: Climate, Policy | Geography: Global", BOILERPLATE),
+        ("Design choices in language models have many conflicts of interest.", BOILERPLATE),
+        ("Design choices in language models attract a great deal of interest.", CLAIM),
+        ("Netflix subscribers grew by 10 percent after the price change.", CLAIM),
+    ],
+)
+def test_sentence_kinds(sentence, kind):
+    assert classify(sentence).kind == kind
+
+
 @pytest.mark.parametrize(
     ("sentence", "stance"),
     [
@@ -165,7 +292,7 @@ def test_paraphrases_across_sources_become_one_finding():
         "Solar photovoltaic capacity rose by about 20% globally in 2023, a record. " + BACKGROUND[2],
         BACKGROUND[3],
     )
-    findings = cross_reference(sources, query="renewable energy")
+    findings = cross_reference(sources, query="solar photovoltaic capacity")
     top = findings[0]
     assert top.agreement_count == 3
     assert top.sources == [s.source_id for s in sources[:3]]
@@ -231,7 +358,7 @@ def test_real_abstracts_group_only_the_duplicate_publication():
     by_doi = {s.source_id: s.doi for s in sources}
     shared = [f for f in findings if f.agreement_count >= 2]
     quranic = next(s for s in sources if s.doi == QURANIC_DOIS[0])
-    assert len(shared) == len(claim_sentences(quranic.content_snippet)) == 8
+    assert len(shared) == len(claim_sentences(quranic.content_snippet)) == 7  # its "This paper describes…" is no claim
     for finding in shared:
         assert sorted(by_doi[sid] for sid in finding.sources) == sorted(QURANIC_DOIS)
     assert len(findings) == 50
@@ -288,7 +415,7 @@ def test_phase_sets_findings_and_reports_progress():
     assert state.findings[0].agreement_count == 2
     assert state.phase("cross_referencing").status == "done"
     messages = [e.message for e in events if isinstance(e, Progress)]
-    assert messages[-1] == "50 findings, 8 shared by 2+ sources, 0 contradicted"
+    assert messages[-1] == "50 findings, 7 shared by 2+ sources, 0 contradicted"
 
 
 def test_phase_honours_cancellation():

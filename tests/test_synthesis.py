@@ -4,24 +4,33 @@ from __future__ import annotations
 
 import json
 import re
+import tempfile
 
 import pytest
 
+from zorora_tui.config import load_settings
+from zorora_tui.pipeline.claims import cross_reference
 from zorora_tui.pipeline.events import Progress, SynthesisChunk
 from zorora_tui.pipeline.models import Finding, ResearchState, Source
+from zorora_tui.pipeline.orchestrator import run_research
 from zorora_tui.pipeline.phases import citation_graph, credibility, cross_referencing
 from zorora_tui.pipeline.phases import synthesis as synthesis_phase
 from zorora_tui.pipeline.phases.context import Cancelled, RunContext
 from zorora_tui.pipeline.settings import Settings
+from zorora_tui.pipeline.sources.brave import parse_brave
 from zorora_tui.pipeline.synthesis import (
+    OFF_TOPIC_HEADING,
     Numbering,
+    Ranking,
     build_llm_prompt,
     citation_numbers,
     extractive_synthesis,
     validate_citations,
 )
 
-from .test_claims import QURANIC_DOIS, openalex_state
+from .conftest import fixture_bytes
+from .replay import ReplayServer
+from .test_claims import LARAVEL, QURANIC_DOIS, openalex_state
 
 _BULLET = re.compile(r"^- (?P<claim>.+?) (?P<marks>(?:\[\d+\])+)(?P<end>[.!?]?)(?: |$)")
 
@@ -43,6 +52,38 @@ def analysed_state() -> ResearchState:
     if not _ANALYSED:
         _ANALYSED.append(json.loads(json.dumps(build_analysed_state().to_dict())))
     return ResearchState.from_dict(json.loads(json.dumps(_ANALYSED[0])))
+
+
+REPLAY_QUESTION = "effects of machine learning on NLP"
+_REPLAYED: list[dict] = []
+
+
+def replay_state() -> ResearchState:
+    """The question researched end to end (depth 1) against the loopback replay server.
+
+    Real adapters on recorded answers, with the noise a real search returns: a
+    DuckDuckGo page about the Rust language, Brave results about Laravel news,
+    citations about microfinance. Run once per session; each call gets a copy.
+    """
+    if not _REPLAYED:
+        with ReplayServer() as server, tempfile.TemporaryDirectory() as home:
+            state = run_research(REPLAY_QUESTION, load_settings({**server.env(), "ZORORA_HOME": home}), depth=1)
+        assert state.status == "completed"
+        _REPLAYED.append(json.loads(json.dumps(state.to_dict())))
+    return ResearchState.from_dict(json.loads(json.dumps(_REPLAYED[0])))
+
+
+_TOPICAL = re.compile(r"machine learning|natural language processing|\bNLP\b", re.IGNORECASE)
+
+
+def _is_web_noise(state: ResearchState, finding: Finding) -> bool:
+    """A finding that only web pages (the Rust and Laravel results) make."""
+    return all(set(state.source(sid).origins) <= {"brave", "duckduckgo"} for sid in finding.sources)
+
+
+def _is_topical(state: ResearchState, finding: Finding) -> bool:
+    """A finding whose claim or sources' titles name machine learning or NLP (checked without the ranking code)."""
+    return any(_TOPICAL.search(text) for text in [finding.claim, *(state.source(sid).title for sid in finding.sources)])
 
 
 def _contradiction_state() -> ResearchState:
@@ -93,12 +134,81 @@ def test_extractive_synthesis_layout():
     text = extractive_synthesis(state)
     first = text.splitlines()[0]
     assert first == (
-        "**Overview.** 50 sources from 1 service (openalex) on “machine learning natural language processing”; "
-        "12 key findings by confidence: 8 medium, 4 low."
+        "**Overview.** 50 sources from 1 service (openalex) on “machine learning natural language processing”, "
+        "13 of them relevant to it; 12 key findings by confidence: 1 medium, 11 low."
     )
     assert "### " in text and "Medium confidence: 2 sources" in text and "Low confidence: 1 source," in text
-    assert text.rstrip().endswith("_Sources: 50 in total, 6 cited above; [n] is the n-th entry of the sources list._")
+    assert text.rstrip().endswith("_Sources: 50 in total, 13 cited above; [n] is the n-th entry of the sources list._")
     assert "### Contradictions" not in text
+
+
+def test_relevance_ranks_ml_and_nlp_findings_before_the_rust_and_laravel_ones():
+    state = replay_state()
+    # Every finding phase 3 could make, not only the 50 it keeps.
+    everything = cross_reference(state.sources, state.original_query, max_findings=10_000)
+    noise = [i for i, f in enumerate(everything) if _is_web_noise(state, f)]
+    topical = [i for i, f in enumerate(everything) if _is_topical(state, f)]
+    assert noise and topical
+    assert max(topical) < min(noise)
+    texts = " ".join(everything[i].claim for i in noise)
+    assert "The Rust Programming Language by Steve Klabnik" in texts and "Laravel News Podcast" in texts
+    # Phase 3 kept only findings about the question; the synthesis ranks the whole list the same way.
+    assert not any(_is_web_noise(state, f) for f in state.findings)
+    state.findings = everything
+    ranked = Ranking(state).findings
+    assert max(i for i, f in enumerate(ranked) if _is_topical(state, f)) < min(
+        i for i, f in enumerate(ranked) if _is_web_noise(state, f)
+    )
+    assert all(Ranking(state).is_off_topic(f) for f in everything if _is_web_noise(state, f))
+
+
+def test_replayed_synthesis_counts_relevant_sources_and_leaves_noise_out():
+    state = replay_state()
+    text = state.synthesis
+    assert text == extractive_synthesis(state)
+    overview = re.match(
+        r"\*\*Overview\.\*\* (\d+) sources from 8 services \(arxiv, brave, crossref, duckduckgo, newsroom, openalex, "
+        r"pubmed, semantic_scholar\) on “effects of machine learning on NLP”, (\d+) of them relevant to it; "
+        r"12 key findings by confidence: \d+ medium, \d+ low\.\n",
+        text,
+    )
+    assert overview, text.splitlines()[0]
+    total, relevant = int(overview.group(1)), int(overview.group(2))
+    web = [s for s in state.sources if set(s.origins) <= {"brave", "duckduckgo", "newsroom"}]
+    assert total == len(state.sources) and 0 < relevant <= total - len(web)
+    ranking = Ranking(state)
+    titles = {s.title: i for i, s in enumerate(state.sources)}
+    assert ranking.question.source_is_relevant(titles["Natural Language Processing. A Machine Learning Perspective"])
+    assert not ranking.question.source_is_relevant(titles["Rust (programming language) - Wikipedia"])
+    assert not re.search(r"Rust|Laravel|microfinance", text.split("_Sources:")[0], re.IGNORECASE)
+    first = next(line for line in text.splitlines() if line.startswith("- "))
+    assert first.startswith("- NLP algorithms were assessed on the testing set by the following metrics")
+
+
+def test_off_topic_findings_close_the_synthesis_only_when_few_findings_are_relevant():
+    state = _contradiction_state()
+    for source in parse_brave(fixture_bytes(LARAVEL)):
+        state.add_source(source)
+    ctx = RunContext(settings=Settings(), emit=lambda e: None)
+    for phase in (cross_referencing, credibility, citation_graph):
+        phase.run(state, ctx)
+    text = extractive_synthesis(state)
+    assert text.splitlines()[0] == (
+        "**Overview.** 20 sources from 2 services (brave, duckduckgo) on “aspirin and heart attacks”, 3 of them "
+        "relevant to it; 2 key findings by confidence: 1 medium, 1 low; 3 off-topic findings listed last."
+    )
+    headings = re.findall(r"^### (.+)$", text, re.MULTILINE)
+    assert headings[-2:] == [OFF_TOPIC_HEADING, "Contradictions"]
+    tail = text.split(f"### {OFF_TOPIC_HEADING}\n\n", 1)[1].split("\n\n", 1)[0]
+    assert "aspirin" not in tail.lower()
+    assert "The Laravel News Podcast brings you all the latest news and events related to the Laravel PHP Framework" in tail
+    assert text.index("Daily aspirin reduces the risk") < text.index(OFF_TOPIC_HEADING)
+    # With enough relevant findings the off-topic ones are left out.
+    relevant = state.findings[:1] * 6
+    state.findings = [Finding(f"Daily aspirin trial {i} lowered heart attack rates in older adults.", f.sources, agreement_count=1)
+                      for i, f in enumerate(relevant)] + state.findings
+    assert OFF_TOPIC_HEADING not in extractive_synthesis(state)
+    assert "Laravel" not in build_llm_prompt(state)[1]["content"].split("**Cross-referenced findings:**")[1]
 
 
 def test_extractive_synthesis_is_byte_identical_for_the_same_input():
