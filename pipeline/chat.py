@@ -9,92 +9,115 @@ list. Extractive answers are deterministic.
 
 from __future__ import annotations
 
-import math
 import threading
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from .claims import claim_sentences, clean_text, content_tokens
+from .claim_filter import META, REPORTED, classify
+from .claims import quotable_sentences
 from .llm import LLMError, stream_chat
 from .models import ResearchState
+from .relevance import acronyms, bm25, query_concepts
 from .settings import Settings
 from .synthesis import Numbering
+from .words import clean_text, terms
 
-MAX_PASSAGES = 4
+MIN_PASSAGES, MAX_PASSAGES = 3, 5
+WEAK, STRONG = 0.25, 0.6  # share of the best score a passage needs to be among the first 3, or the 4th and 5th
 CONTEXT_SOURCES = 12
 SYNTHESIS_CHARS = 6000
 SNIPPET_CHARS = 500
 HISTORY_TURNS = 8
-K1, B = 1.2, 0.75
 FINDING_BOOST = 1.15  # a claim several sources share beats one source's sentence of equal match
+CREDIBILITY_BOOST = 0.2  # score x (1 + 0.2 x mean credibility of the sources that say it): ties go to better sources
+META_PENALTY = 0.85  # "This paper proposes X" answers less than a sentence stating X
 
 
 @dataclass(frozen=True)
 class Passage:
     text: str
     numbers: tuple[int, ...]  # 1-based source numbers that state it
-    tokens: tuple[str, ...]
+    terms: tuple[str, ...]  # content stems in order, with repeats (BM25 term frequencies)
     order: int  # position in the deterministic passage list
     is_finding: bool
+    credibility: float = 0.0  # mean credibility of the sources that state it
+    is_meta: bool = False  # a statement about a paper rather than its subject
 
 
 def passages(state: ResearchState) -> list[Passage]:
-    """Everything an answer can quote: findings, then each source's title and claim sentences."""
+    """Everything an answer can quote: findings, then each source's title and quotable sentences.
+
+    A sentence said by several sources (or a source sentence a finding already
+    states) is one passage citing all of them.
+    """
     numbering = Numbering(state)
     result: list[Passage] = []
     seen: dict[str, int] = {}
 
-    def add(text: str, numbers: list[int], is_finding: bool) -> None:
+    def credibility(numbers: Sequence[int]) -> float:
+        return sum(state.sources[n - 1].credibility_score for n in numbers) / len(numbers)
+
+    def add(text: str, numbers: list[int], is_finding: bool, key: str = "", is_meta: bool = False) -> None:
         text = clean_text(text)
-        tokens = tuple(content_tokens(text))
-        if not text or not tokens or not numbers:
+        found = tuple(terms(text))
+        if not text or not found or not numbers:
             return
-        key = text.casefold()
-        if key in seen:  # the same sentence from another source: one passage, more citations
+        key = (key or text).casefold()
+        if key in seen:
             old = result[seen[key]]
             merged = tuple(sorted(set(old.numbers) | set(numbers)))
-            result[seen[key]] = Passage(old.text, merged, old.tokens, old.order, old.is_finding)
+            result[seen[key]] = replace(old, numbers=merged, credibility=credibility(merged))
             return
         seen[key] = len(result)
-        result.append(Passage(text, tuple(sorted(set(numbers))), tokens, len(result), is_finding))
+        unique = tuple(sorted(set(numbers)))
+        result.append(Passage(text, unique, found, len(result), is_finding, credibility(unique), is_meta))
 
     for finding in state.findings:
         add(finding.claim, numbering.numbers(finding.sources), True)
     for number, source in enumerate(state.sources, 1):
         if source.title:
             add(source.title, [number], False)
-        for sentence in claim_sentences(source.content_snippet):
-            add(sentence, [number], False)
+        for sentence, kind in quotable_sentences(source.content_snippet):
+            # "We found that X" and the finding "X" are one passage; the source's own words are kept.
+            claim = classify(sentence).claim if kind == REPORTED else sentence
+            add(sentence, [number], False, key=claim or sentence, is_meta=kind == META)
     return result
 
 
 def rank_passages(question: str, pool: Sequence[Passage]) -> list[tuple[float, Passage]]:
-    """Passages that share content words with the question, best first (BM25, ties by order)."""
-    query = list(dict.fromkeys(content_tokens(question)))
-    if not query or not pool:
+    """Passages that match the question, best first, ties by order.
+
+    Score: BM25 of the passage for the question's concepts (``relevance``:
+    stemmed content words, acronyms the passages define matched both ways),
+    x FINDING_BOOST for a finding, x (1 + CREDIBILITY_BOOST x credibility),
+    x META_PENALTY for a statement about a paper.
+    """
+    concepts = query_concepts(question, acronyms(p.text for p in pool)) if terms(question) else []
+    if not concepts or not pool:
         return []
-    n = len(pool)
-    average = sum(len(p.tokens) for p in pool) / n
-    df = {t: 0 for t in query}
-    for passage in pool:
-        for token in set(passage.tokens) & df.keys():
-            df[token] += 1
-    idf = {t: math.log(1 + (n - df[t] + 0.5) / (df[t] + 0.5)) for t in query}
     scored = []
-    for passage in pool:
-        tf: dict[str, int] = {}
-        for token in passage.tokens:
-            if token in idf:
-                tf[token] = tf.get(token, 0) + 1
-        if not tf:
+    for passage, score in zip(pool, bm25(concepts, [p.terms for p in pool])):
+        if not score:
             continue
-        norm = K1 * (1 - B + B * len(passage.tokens) / average)
-        score = sum(idf[t] * f * (K1 + 1) / (f + norm) for t, f in tf.items())
         if passage.is_finding:
             score *= FINDING_BOOST
+        if passage.is_meta:
+            score *= META_PENALTY
+        score *= 1 + CREDIBILITY_BOOST * passage.credibility
         scored.append((round(score, 9), passage))
     scored.sort(key=lambda item: (-item[0], item[1].order))
     return scored
+
+
+def _chosen(ranked: Sequence[tuple[float, Passage]]) -> list[Passage]:
+    """The top 3 passages (if not far weaker than the best), then up to 5 while they stay close to it."""
+    best = ranked[0][0]
+    chosen = []
+    for score, passage in ranked[:MAX_PASSAGES]:
+        if score < best * (WEAK if len(chosen) < MIN_PASSAGES else STRONG):
+            break
+        chosen.append(passage)
+    return chosen
 
 
 def _cite(numbers: Sequence[int]) -> str:
@@ -119,8 +142,7 @@ def extractive_answer(state: ResearchState, question: str) -> str:
             f"Nothing in this research matches “{question}”.{covered} "
             "Try other words, or start a new research for this question.\n"
         )
-    best = ranked[0][0]
-    chosen = [p for score, p in ranked if score >= best * 0.35][:MAX_PASSAGES]
+    chosen = _chosen(ranked)
     lines = [f"From this research, on “{question}”:", ""]
     lines.extend(f"- {_with_citations(p.text, p.numbers)}" for p in chosen)
     lines.append("")

@@ -8,13 +8,15 @@ from http.server import ThreadingHTTPServer
 
 import pytest
 
-from zorora_tui.pipeline.chat import answer, build_chat_messages, extractive_answer
+from zorora_tui.pipeline.chat import answer, build_chat_messages, extractive_answer, passages, rank_passages
+from zorora_tui.pipeline.models import ResearchState, Source
 from zorora_tui.pipeline.settings import Settings
-from zorora_tui.pipeline.synthesis import citation_numbers
+from zorora_tui.pipeline.synthesis import Numbering, citation_numbers
 
 from .test_claims import QURANIC_DOIS
 from .test_llm import OK_CHUNKS, fake_llm_server, refused_url, settings_for
-from .test_synthesis import analysed_state
+from .test_synthesis import analysed_state, replay_state
+
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[ThreadingHTTPServer]:
@@ -36,6 +38,64 @@ def test_extractive_answer_cites_the_sources_that_say_it():
     assert sorted(citation_numbers(text)) == _numbers(state, MURMUR_DOIS)
     assert "detects the presence or absence of murmurs from multiple heart sound recordings" in text
     assert len([line for line in text.splitlines() if line.startswith("- ")]) == 4
+
+
+def _bullets(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line.startswith("- ")]
+
+
+def test_the_passage_that_answers_comes_first():
+    state = replay_state()
+    question = "what metrics were used to evaluate NLP algorithms?"
+    text = extractive_answer(state, question)
+    bullets = _bullets(text)
+    assert 3 <= len(bullets) <= 5
+    finding = next(f for f in state.findings if f.claim.startswith("NLP algorithms were assessed"))
+    cited = Numbering(state).numbers(finding.sources)  # phase 3 found it in three sources, in other words too
+    verbatim = [i for i, s in enumerate(state.sources, 1) if "NLP algorithms were assessed on the testing" in s.content_snippet]
+    assert len(cited) == 3 and len(verbatim) == 1 and verbatim[0] in cited
+    marks = "".join(f"[{n}]" for n in cited)
+    assert bullets[0] == (
+        "- NLP algorithms were assessed on the testing set by the following metrics: receiver operating characteristic "
+        "(ROC) curve, area under the curve (AUC), accuracy score, recall score, F1 score, and precision score "
+        f"{marks}."
+    )
+    assert extractive_answer(replay_state(), question) == text
+
+
+def _state(*sentences: tuple[str, float]) -> ResearchState:
+    state = ResearchState("language technology")
+    for i, (sentence, credibility) in enumerate(sentences):
+        source = Source.create(url=f"https://site{i}.example.org/a", title=f"Report {i}", content_snippet=sentence)
+        source.credibility_score = credibility
+        state.add_source(source)
+    return state
+
+
+def test_credibility_breaks_ties_and_statements_beat_statements_about_papers():
+    state = _state(
+        ("This paper proposes transformer models to improve translation quality on medical benchmarks.", 0.9),
+        ("Transformer models improve translation quality on legal benchmarks.", 0.3),
+        ("Transformer models improve translation quality on medical benchmarks.", 0.9),
+    )
+    # Same words in all three: the better source first, the statement about a paper last.
+    ranked = [p.text for _, p in rank_passages("transformer translation quality", passages(state))]
+    assert ranked == [
+        "Transformer models improve translation quality on medical benchmarks.",
+        "Transformer models improve translation quality on legal benchmarks.",
+        "This paper proposes transformer models to improve translation quality on medical benchmarks.",
+    ]
+
+
+def test_acronyms_the_sources_define_match_either_way():
+    state = _state(
+        ("Natural language processing (NLP) turns clinical notes into structured records.", 0.5),
+        ("Natural language processing helps clinicians find adverse drug events in notes.", 0.5),
+        ("Clinicians write long notes that nobody reads twice.", 0.5),
+    )
+    bullets = _bullets(extractive_answer(state, "How does NLP help clinicians?"))
+    assert bullets[0] == "- Natural language processing helps clinicians find adverse drug events in notes [2]."
+    assert len(bullets) == 3
 
 
 def test_shared_claims_cite_every_source_that_makes_them():
