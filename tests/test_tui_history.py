@@ -63,6 +63,11 @@ async def wait_for(pilot: Pilot[None], condition: Callable[[], bool], timeout: f
         await pilot.pause(0.02)
 
 
+def painted(screen: HistoryScreen) -> str:
+    """What the terminal shows of the screen (as of its last refresh, which may lag the widgets' data)."""
+    return "\n".join(strip.text for strip in screen._compositor.render_strips())
+
+
 def rows(screen: HistoryScreen) -> list[list[str]]:
     table = screen.query_one("#history-table", DataTable)
     return [[cell.plain for cell in table.get_row_at(i)] for i in range(table.row_count)]
@@ -91,9 +96,10 @@ async def test_lists_newest_first_with_date_status_and_count(zhome: Path) -> Non
         assert listed[1][1:] == [format_when("2024-02-10T14:00:00+00:00"), "cancelled", "0"]
         assert [s.research_id for s in screen.summaries] == ids[::-1]
         assert not screen.query_one("#history-empty", Static).display
-        # The hostile query is on screen literally and changed nothing.
-        text = "\n".join(strip.text for strip in screen._compositor.render_strips())
-        assert "[bold]hostile[/bold] query" in text and "\x1b" not in text
+        # The hostile query is painted literally and changed nothing. ``loaded`` means the rows are in the
+        # table; the terminal shows them after the next refresh, so wait for that instead of racing it.
+        await wait_for(pilot, lambda: "[bold]hostile[/bold] query" in painted(screen))
+        assert "\x1b" not in painted(screen)
     store.close()
 
 
