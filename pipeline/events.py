@@ -67,7 +67,7 @@ class SynthesisChunk:
 
 @dataclass(frozen=True)
 class SynthesisReset:
-    """Forget the synthesis chunks so far: the LLM failed mid-stream and the extractive text follows."""
+    """Forget the synthesis chunks so far: the LLM failed (perhaps mid-stream); the extractive text follows."""
 
     reason: str
 
