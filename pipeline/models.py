@@ -204,6 +204,8 @@ def merge_sources(keep: Source, other: Source) -> Source:
     keep.venue = keep.venue or other.venue
     if not keep.doi and other.doi:
         keep.doi = other.doi
+    elif other.doi and other.doi != keep.doi:
+        keep.external_ids.setdefault("doi_alt", other.doi)  # e.g. the preprint's DOI
     if (not keep.url or keep.url.startswith("https://doi.org/")) and other.url and not other.url.startswith("https://doi.org/"):
         keep.url = other.url
     if other.is_retracted and not keep.is_retracted:
@@ -218,6 +220,24 @@ def merge_sources(keep: Source, other: Source) -> Source:
         keep.external_ids.setdefault(key, value)
     keep.depth = min(keep.depth, other.depth)
     return keep
+
+
+def _first_surname(source: Source) -> str:
+    return normalize_title(source.authors[0]).split()[-1] if source.authors and normalize_title(source.authors[0]) else ""
+
+
+def _same_work_by_title(a: Source, b: Source) -> bool:
+    """Records with one title are one work unless their years or (for two DOIs) their authors differ.
+
+    A preprint and its journal version, or a work deposited twice, carry two
+    DOIs; counting them as two sources would fake agreement. With two DOIs the
+    first authors must match too.
+    """
+    if a.year is not None and b.year is not None and abs(a.year - b.year) > (1 if a.doi != b.doi else 0):
+        return False
+    if a.doi and b.doi and a.doi != b.doi:
+        return bool(_first_surname(a)) and _first_surname(a) == _first_surname(b)
+    return True
 
 
 @dataclass
@@ -324,9 +344,7 @@ class ResearchState:
         title_key = source.merge_key_title()
         if match is None and len(title_key) >= 12:
             candidate = self._by_title.get(title_key)
-            if candidate is not None and (
-                candidate.year is None or source.year is None or candidate.year == source.year
-            ) and not (candidate.doi and source.doi and candidate.doi != source.doi):
+            if candidate is not None and _same_work_by_title(candidate, source):
                 match = candidate
         if match is None:
             self.sources.append(source)

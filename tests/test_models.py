@@ -135,3 +135,18 @@ def test_research_ids_are_filesystem_safe_for_any_query(query: str) -> None:
     rid = new_research_id(query)
     assert rid and all(ch.isascii() and (ch.isalnum() or ch == "_") for ch in rid)
     assert normalize_title(query) == normalize_title(normalize_title(query))
+
+
+def test_one_work_deposited_under_two_dois_is_one_source_when_authors_match() -> None:
+    state = ResearchState("q")
+    text = "Named entity recognition for the English translation of the Quran"
+    first = state.add_source(Source.create(doi="10.1000/conf.1", title=text, authors=["Sulaiman Alshammari"],
+                                           publication_date="2021", origin="openalex"))
+    second = state.add_source(Source.create(doi="10.2000/journal.9", title=text, authors=["S. Alshammari", "B. C"],
+                                            publication_date="2022", origin="crossref"))
+    assert second is first and state.total_sources == 1
+    assert first.doi == "10.1000/conf.1" and first.external_ids["doi_alt"] == "10.2000/journal.9"
+    assert state.source(make_source_id("10.2000/journal.9")) is first
+    other = state.add_source(Source.create(doi="10.3000/x", title=text, authors=["Maria Lopez"],
+                                           publication_date="2021", origin="crossref"))
+    assert other is not first and state.total_sources == 2

@@ -33,7 +33,7 @@ def source_keys(state: ResearchState) -> dict[str, str]:
         if source.doi:
             keys["doi:" + source.doi] = source.source_id
         for scheme, value in source.external_ids.items():
-            if scheme == "openalex":
+            if scheme in ("openalex", "doi_alt"):
                 keys[reference_key(value)] = source.source_id
             elif value:
                 keys[f"raw:{value}".lower()] = source.source_id
