@@ -26,6 +26,15 @@ PHASES: tuple[str, ...] = (
     "synthesis",
 )
 
+PHASE_LABELS: dict[str, str] = {
+    "aggregation": "Aggregation",
+    "citation_following": "Citation following",
+    "cross_referencing": "Cross-referencing",
+    "credibility": "Credibility",
+    "citation_graph": "Citation graph",
+    "synthesis": "Synthesis",
+}
+
 SOURCE_NAMES: tuple[str, ...] = (
     "openalex",
     "arxiv",

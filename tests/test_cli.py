@@ -37,7 +37,7 @@ def test_research_then_history_show_and_bibtex(replay: ReplayServer, zhome: Path
     assert out.startswith("# machine learning for natural language processing")
     assert "## Synthesis" in out and "[1]" in out
     # progress went to stderr: every phase and every service with its count
-    assert "Searching sources" in err and "Writing the synthesis" in err
+    assert "[1/6] Aggregation done" in err and "[6/6] Synthesis done" in err
     assert "openalex" in err and "50 records" in err
     saved = list((zhome / "research" / "findings").glob("*.json"))
     assert len(saved) == 1

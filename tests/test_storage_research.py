@@ -26,8 +26,14 @@ FIRST_TITLE = "ELT in the Age of Artiﬁcial Intelligence (AI): Working with Mac
 FIRST_DOI = "10.3126/nelta.v27i1-2.53203"
 
 
+SOURCES = 49  # the 50 recorded works, one of them deposited twice
+
+
 def openalex_state(query: str, started_at: datetime = T0, limit: int = 50) -> ResearchState:
-    """A research built from the 50 recorded OpenAlex works, with a citation chain and findings."""
+    """A research built from the 50 recorded OpenAlex works, with a citation chain and findings.
+
+    Two of the 50 are one paper deposited under two DOIs, so the research holds 49 sources.
+    """
     works = json.loads(fixture_path("openalex/findpapers_works_search_ml_nlp_50.json").read_text("utf-8"))["results"]
     state = ResearchState(query, started_at=started_at, max_depth=2)
     for work in works[:limit]:
@@ -87,10 +93,10 @@ def test_save_load_round_trip_and_index_rows(store: ResearchStore, zhome: Path) 
         "completed",
         500,
         f"research/findings/{state.research_id}.json",
-        50,
+        SOURCES,
         2,
     )
-    assert rows(zhome, "SELECT COUNT(*) FROM sources WHERE research_id = ?", state.research_id) == [(50,)]
+    assert rows(zhome, "SELECT COUNT(*) FROM sources WHERE research_id = ?", state.research_id) == [(SOURCES,)]
     assert rows(zhome, "SELECT title, credibility_score, source_type FROM sources WHERE doi = ?", FIRST_DOI) == [
         (FIRST_TITLE, 0.7, "academic")
     ]
@@ -203,12 +209,12 @@ def test_resave_replaces_rows(store: ResearchStore, zhome: Path) -> None:
     store.save(final)
 
     assert store.count() == 1
-    assert rows(zhome, "SELECT status, total_sources FROM research_findings") == [("completed", 50)]
-    assert rows(zhome, "SELECT COUNT(*) FROM sources") == [(50,)]
+    assert rows(zhome, "SELECT status, total_sources FROM research_findings") == [("completed", SOURCES)]
+    assert rows(zhome, "SELECT COUNT(*) FROM sources") == [(SOURCES,)]
     assert rows(zhome, "SELECT COUNT(*) FROM citations") == [(10,)]
     assert rows(zhome, "SELECT COUNT(*) FROM research_fts") == [(1,)]
     assert len(store.search("machine")) == 1
-    assert store.load(state.research_id).total_sources == 50
+    assert store.load(state.research_id).total_sources == SOURCES
 
 
 def test_delete_removes_rows_file_chat_and_feedback(store: ResearchStore, zhome: Path) -> None:

@@ -20,17 +20,8 @@ from textual.containers import VerticalScroll
 from textual.timer import Timer
 from textual.widgets import Static
 
-from ..pipeline.models import PHASES, SOURCE_NAMES, ResearchState
+from ..pipeline.models import PHASE_LABELS, PHASES, SOURCE_NAMES, ResearchState
 from .safe_text import one_line
-
-PHASE_LABELS: dict[str, str] = {
-    "aggregation": "Aggregation",
-    "citation_following": "Citation following",
-    "cross_referencing": "Cross-referencing",
-    "credibility": "Credibility",
-    "citation_graph": "Citation graph",
-    "synthesis": "Synthesis",
-}
 
 TWO_COLUMNS = 90  # pane width from which sources are shown beside the phases
 

@@ -23,17 +23,7 @@ from .pipeline.events import (
     SourcesFound,
     SourceSkipped,
 )
-from .pipeline.models import PHASES
-
-PHASE_TITLES = {
-    "aggregation": "Searching sources",
-    "citation_following": "Following citations",
-    "cross_referencing": "Cross-referencing claims",
-    "credibility": "Scoring credibility",
-    "citation_graph": "Building the citation graph",
-    "synthesis": "Writing the synthesis",
-}
-
+from .pipeline.models import PHASE_LABELS, PHASES
 
 class CliProgress:
     """An ``emit`` callback that renders engine events to stderr."""
@@ -56,7 +46,7 @@ class CliProgress:
     def handle(self, event: Event) -> None:
         out = self.console
         if isinstance(event, PhaseStarted):
-            title = PHASE_TITLES.get(event.phase, event.phase)
+            title = PHASE_LABELS.get(event.phase, event.phase)
             if out.is_terminal:
                 self._stop_status()
                 self._status = out.status(f"[{event.index}/{len(PHASES)}] {title}…")
@@ -65,7 +55,7 @@ class CliProgress:
             self._stop_status()
             index = PHASES.index(event.phase) + 1
             mark = {"done": "[green]✓[/]", "skipped": "[dim]–[/]"}.get(event.status, "[red]✗[/]")
-            out.print(f"{mark} [{index}/{len(PHASES)}] {PHASE_TITLES.get(event.phase, event.phase)} "
+            out.print(f"{mark} [{index}/{len(PHASES)}] {PHASE_LABELS.get(event.phase, event.phase)} "
                       f"[dim]{event.status} in {event.elapsed_ms / 1000:.1f}s[/]")
         elif isinstance(event, SourcesFound):
             out.print(f"    [green]✓[/] {event.source_name:<17} {event.count:>4} records  "
@@ -76,7 +66,7 @@ class CliProgress:
         elif isinstance(event, SourceSkipped):
             out.print(f"    [dim]– {event.source_name:<17} skipped: {escape(event.reason)}[/]")
         elif isinstance(event, Progress) and self._status is not None:
-            self._status.update(f"{PHASE_TITLES.get(event.phase, event.phase)}: {escape(event.message)} "
+            self._status.update(f"{PHASE_LABELS.get(event.phase, event.phase)}: {escape(event.message)} "
                                 f"({event.done}/{event.total})")
         elif isinstance(event, ResearchCancelled):
             self._stop_status()
