@@ -17,6 +17,7 @@ from .http import make_client
 from .models import ResearchState, utcnow
 from .phases import aggregation, citation_following, citation_graph, credibility, cross_referencing, synthesis
 from .phases.context import Cancelled, RunContext, Services
+from .relevance import Query
 from .settings import Settings
 
 MAX_QUERY_CHARS = 2000
@@ -95,9 +96,15 @@ def run_research(
 
 
 def _number_by_authority(state: ResearchState) -> None:
-    """Order sources by authority before synthesis, so [1] is the strongest source."""
+    """Number sources before synthesis: those about the question first, each group by authority.
+
+    [1] is then the strongest source on the question, not the strongest of
+    whatever a search or a citation hop brought back.
+    """
+    query = Query.of_sources(state.original_query, state.sources)
+    relevant = {s.source_id for i, s in enumerate(state.sources) if query.source_is_relevant(i)}
     order = {s.source_id: i for i, s in enumerate(state.get_authoritative_sources(top_n=len(state.sources)))}
-    state.sources.sort(key=lambda s: order[s.source_id])
+    state.sources.sort(key=lambda s: (s.source_id not in relevant, order[s.source_id]))
 
 
 def _finish(state: ResearchState, status: str, save: Callable[[ResearchState], None], error: str = "") -> None:

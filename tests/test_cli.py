@@ -216,3 +216,14 @@ def test_truncated_payload_marks_only_that_service_failed(zhome: Path, monkeypat
     assert doc["source_health"]["openalex"]["status"] == "failed"
     assert "malformed JSON" in doc["source_health"]["openalex"]["error"]
     assert doc["source_health"]["arxiv"] == {**doc["source_health"]["arxiv"], "status": "ok", "count": 50}
+
+
+def test_sources_about_the_question_are_numbered_first(replay: ReplayServer, capsys) -> None:
+    code, out, err = run_cli(capsys, "research", "natural language processing", "--depth", "2", "--format", "json")
+    assert code == 0, err
+    titles = [s["title"].lower() for s in json.loads(out)["sources"]]
+    on_topic = [i for i, t in enumerate(titles) if "natural language processing" in t]
+    # citation following brought back development-economics works (the recorded snowball): they come after
+    noise = [i for i, t in enumerate(titles) if "microenterprises" in t or "credit programs" in t]
+    assert on_topic and noise
+    assert max(on_topic) < min(noise)
