@@ -8,9 +8,11 @@ second instance can read while one writes. The schema is versioned with
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 
 DB_NAME = "zorora.db"
+WAL_SWITCH_SECONDS = 10.0  # how long to keep retrying the switch to WAL while another process holds a lock
 
 # Each entry moves the schema from version i to i+1. Never edit a shipped step; add one.
 MIGRATIONS: tuple[str, ...] = (
@@ -119,18 +121,45 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(path, timeout=10, check_same_thread=False, isolation_level=None)
-        conn.row_factory = sqlite3.Row
-        conn.execute("PRAGMA busy_timeout = 10000")
-        conn.execute("PRAGMA foreign_keys = ON")
-        if not readonly:
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
-            migrate(conn)
     except sqlite3.DatabaseError as exc:
         raise DatabaseError(f"cannot open {path}: {exc}") from exc
     except OSError as exc:
         raise DatabaseError(f"cannot open {path}: {exc.strerror or exc}") from exc
+    try:
+        conn.row_factory = sqlite3.Row
+        conn.execute("PRAGMA busy_timeout = 10000")
+        conn.execute("PRAGMA foreign_keys = ON")
+        if not readonly:
+            _use_wal(conn)
+            conn.execute("PRAGMA synchronous = NORMAL")
+            migrate(conn)
+    except BaseException as exc:
+        conn.close()  # a half-configured connection must not leak file handles
+        if isinstance(exc, sqlite3.DatabaseError):
+            raise DatabaseError(f"cannot open {path}: {exc}") from exc
+        if isinstance(exc, OSError):
+            raise DatabaseError(f"cannot open {path}: {exc.strerror or exc}") from exc
+        raise
     return conn
+
+
+def _use_wal(conn: sqlite3.Connection) -> None:
+    """Switch the file to WAL (a persistent setting), retrying while another process holds a lock.
+
+    Changing the journal mode needs a lock that SQLite does not wait for with
+    the busy timeout: two instances opening a new ZORORA_HOME at the same
+    moment would otherwise see "database is locked" at once.
+    """
+    deadline = time.monotonic() + WAL_SWITCH_SECONDS
+    while True:
+        try:
+            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def migrate(conn: sqlite3.Connection) -> int:
