@@ -482,10 +482,19 @@ class ResearchStore:
 
     # ------------------------------------------------------------ reading
 
+    @contextmanager
+    def _reading(self, what: str) -> Iterator[sqlite3.Connection]:
+        """The read connection under its lock; a damaged database becomes one StorageError line."""
+        with self._read_lock:
+            try:
+                yield self._read
+            except sqlite3.Error as exc:
+                raise StorageError(f"cannot {what}: {exc}") from exc
+
     def load_dict(self, research_id: str) -> dict[str, Any]:
         """The saved document exactly as written (what ``--format json`` prints)."""
-        with self._read_lock:
-            row = self._read.execute(
+        with self._reading(f"load {research_id}") as conn:
+            row = conn.execute(
                 "SELECT file_path FROM research_findings WHERE research_id = ?", (_clean_text(str(research_id)),)
             ).fetchone()
         if row is None:
@@ -519,9 +528,9 @@ class ResearchStore:
             return []
         raw = _clean_text(text or "")
         text = raw.strip()
-        with self._read_lock:
+        with self._reading("search the research history") as conn:
             if not text:
-                rows = self._read.execute(
+                rows = conn.execute(
                     f"SELECT {_SUMMARY_COLUMNS} FROM research_findings AS f "
                     "ORDER BY f.created_at DESC, f.rowid DESC LIMIT ?",
                     (limit,),
@@ -531,14 +540,14 @@ class ResearchStore:
             match = fts_query(raw)
             if match:
                 # Full-text rowids are creation times: the newest hits come first and the scan stops at limit.
-                rows = self._read.execute(
+                rows = conn.execute(
                     f"SELECT {_SUMMARY_COLUMNS} FROM (SELECT rowid AS k, research_id FROM research_fts "
                     "WHERE research_fts MATCH ? ORDER BY rowid DESC LIMIT ?) AS t "
                     "JOIN research_findings AS f ON f.research_id = t.research_id ORDER BY t.k DESC",
                     (match, limit),
                 ).fetchall()
             if not rows:
-                rows = self._read.execute(
+                rows = conn.execute(
                     f"SELECT {_SUMMARY_COLUMNS} FROM research_findings AS f WHERE f.query LIKE ? ESCAPE '\\' "
                     "ORDER BY f.created_at DESC, f.rowid DESC LIMIT ?",
                     (_like_pattern(text), limit),
@@ -555,8 +564,8 @@ class ResearchStore:
         if not words or limit <= 0:
             return []
         match = " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
-        with self._read_lock:
-            rows = self._read.execute(
+        with self._reading("search past research") as conn:
+            rows = conn.execute(
                 f"SELECT {_SUMMARY_COLUMNS} FROM (SELECT research_id, bm25(research_fts) AS rank FROM research_fts "
                 "WHERE research_fts MATCH ? ORDER BY rank LIMIT ?) AS t "
                 "JOIN research_findings AS f ON f.research_id = t.research_id "
@@ -567,16 +576,16 @@ class ResearchStore:
 
     def count(self) -> int:
         """How many researches are saved."""
-        with self._read_lock:
-            return int(self._read.execute("SELECT COUNT(*) FROM research_findings").fetchone()[0])
+        with self._reading("count the saved research") as conn:
+            return int(conn.execute("SELECT COUNT(*) FROM research_findings").fetchone()[0])
 
     def list_observations(self, limit: int = 200) -> list[ObservationRow]:
         """The newest ``limit`` research memories (read-only; WAL readers never wait for a writer)."""
         limit = int(limit)
         if limit <= 0:
             return []
-        with self._read_lock:
-            rows = self._read.execute(
+        with self._reading("list the research memories") as conn:
+            rows = conn.execute(
                 "SELECT id, research_id, title, narrative, quality, score, created_at FROM observations "
                 "ORDER BY created_at DESC, id DESC LIMIT ?",
                 (limit,),
@@ -748,8 +757,8 @@ class ResearchStore:
 
     def check(self) -> list[str]:
         """What ``repair()`` would change, one line each, changing nothing (``zorora doctor``)."""
-        with self._read_lock:
-            return [problem.describe() for problem in self._find_problems(self._read, full=True)]
+        with self._reading("check the research index") as conn:
+            return [problem.describe() for problem in self._find_problems(conn, full=True)]
 
     def repair(self) -> list[str]:
         """Make the index agree with the JSON files; one line per change (``zorora doctor --repair``).
@@ -760,7 +769,10 @@ class ResearchStore:
         deletes are settled and leftovers of interrupted writes go.
         """
         with self._write_lock:
-            return self._fix_all(full=True)
+            try:
+                return self._fix_all(full=True)
+            except sqlite3.Error as exc:
+                raise StorageError(f"cannot repair the research index in {self.home}: {exc}") from exc
 
     # ------------------------------------------------------------ lifetime
 

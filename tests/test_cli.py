@@ -227,3 +227,43 @@ def test_sources_about_the_question_are_numbered_first(replay: ReplayServer, cap
     noise = [i for i, t in enumerate(titles) if "microenterprises" in t or "credit programs" in t]
     assert on_topic and noise
     assert max(on_topic) < min(noise)
+
+
+@pytest.mark.parametrize("argv", [["history"], ["history", "grid"], ["show", "some_id"], ["doctor"],
+                                  ["doctor", "--repair"], ["research", "anything", "--depth", "1"]])
+def test_corrupt_database_is_one_line_and_exit_2(zhome: Path, capsys, argv: list[str]) -> None:
+    zhome.mkdir(parents=True)
+    garbage = bytes(range(256)) * 40
+    (zhome / "zorora.db").write_bytes(garbage)
+    code, out, err = run_cli(capsys, *argv)
+    assert (code, out) == (2, "")
+    assert err.count("\n") == 1 and err.startswith("zorora: cannot open ") and "not a database" in err
+    assert (zhome / "zorora.db").read_bytes() == garbage  # never "repaired" by overwriting
+
+
+def test_corrupt_findings_file_is_one_line_and_exit_2(zhome: Path, capsys) -> None:
+    from zorora_tui.pipeline.models import ResearchState
+    from zorora_tui.storage.research_store import ResearchStore
+
+    with ResearchStore(zhome) as store:
+        store.save(ResearchState("grid batteries", research_id="grid_1", status="completed"))
+        store.path_for("grid_1").write_text("{truncated", encoding="utf-8")
+    code, out, err = run_cli(capsys, "show", "grid_1")
+    assert (code, out) == (2, "")
+    assert err.startswith("zorora: cannot load grid_1: ") and "not valid JSON" in err and err.count("\n") == 1
+
+
+def test_output_that_cannot_be_written_is_one_line(zhome: Path, capsys, monkeypatch) -> None:
+    class FullDisk:
+        def write(self, text: str) -> int:
+            raise OSError(28, "No space left on device")
+
+        def flush(self) -> None:
+            pass
+
+    run_cli(capsys, "history")  # creates the store; prints its empty notice on stderr
+    monkeypatch.setattr(sys, "stdout", FullDisk())
+    code = main(["history", "--format", "json"])
+    err = capsys.readouterr().err
+    assert code == 1 and err == "zorora: No space left on device\n"
+

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import sqlite3
 import sys
 import threading
 from collections.abc import Sequence
@@ -17,12 +19,15 @@ from typing import TYPE_CHECKING, NoReturn
 from .config import ConfigError, load_settings
 from .export import FORMATS, export_research
 from .pipeline.settings import Settings
+from .storage.db import DatabaseError
+from .storage.findings_files import StorageError
 
 if TYPE_CHECKING:
     from .pipeline.models import ResearchState
     from .storage.research_store import ResearchStore, ResearchSummary
 
 EXIT_BAD_INPUT = 2
+EXIT_FAILED = 1
 EXIT_CANCELLED = 130
 
 
@@ -72,6 +77,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one `zorora` command; every expected failure ends as one line on stderr, never a traceback."""
     try:
         args = _parser().parse_args(argv)
         settings = load_settings()
@@ -87,37 +93,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         return handler(args, settings)
     except (UsageError, ConfigError, ValueError) as exc:
         return _fail(str(exc))
-    except _StoreProblem as exc:
+    except (StorageError, DatabaseError) as exc:  # an unusable ZORORA_HOME, database or findings file
         return _fail(str(exc))
+    except BrokenPipeError:  # `zorora show ID | head`: the reader has all it wanted
+        # Point stdout at /dev/null so the interpreter's final flush cannot fail again (Python docs, SIGPIPE).
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_FAILED
+    except OSError as exc:  # e.g. stdout on a full disk
+        return _fail(f"{exc.strerror or exc}", EXIT_FAILED)
 
 
-class _StoreProblem(Exception):
-    """Storage could not be opened or the research is unknown."""
-
-
-def _fail(message: str) -> int:
+def _fail(message: str, code: int = EXIT_BAD_INPUT) -> int:
     print(f"zorora: {message.splitlines()[0] if message else 'error'}", file=sys.stderr)
-    return EXIT_BAD_INPUT
+    return code
 
 
 def _open_store(settings: Settings) -> ResearchStore:
-    from .storage.research_store import ResearchStore, StorageError
+    from .storage.research_store import ResearchStore
 
     try:
         return ResearchStore(settings.home)
-    except (StorageError, OSError) as exc:
-        raise _StoreProblem(str(exc)) from exc
+    except OSError as exc:
+        raise StorageError(f"cannot use {settings.home}: {exc.strerror or exc}") from exc
 
 
 def _load(store: ResearchStore, research_id: str) -> ResearchState:
-    from .storage.research_store import StorageError, UnknownResearch
+    from .storage.research_store import UnknownResearch
 
     try:
         return store.load(research_id)
     except UnknownResearch:
-        raise _StoreProblem(f"no research with id {research_id!r} (see `zorora history`)") from None
-    except StorageError as exc:
-        raise _StoreProblem(str(exc)) from exc
+        raise UsageError(f"no research with id {research_id!r} (see `zorora history`)") from None
 
 
 def _research(args: argparse.Namespace, settings: Settings) -> int:
@@ -204,6 +210,8 @@ def _integrity(args: argparse.Namespace, settings: Settings) -> int:
     conn = connect(settings.home / DB_NAME)
     try:
         count = import_csv(conn, args.file)
+    except sqlite3.Error as exc:
+        raise StorageError(f"cannot import {args.file}: {exc}") from exc
     finally:
         conn.close()
     print(f"imported {count:,} retracted works from {args.file}")
