@@ -612,3 +612,36 @@ async def test_deleting_the_open_research_in_history_clears_the_panes(settings: 
         assert main.sources_table.row_count == 0 and main.synthesis.citations == [] and main.graph.state is None
         assert main.chat.research_id is None
         assert app.export("md") is None
+
+
+async def test_a_corrupt_saved_research_is_a_notice_not_a_crash(settings: Settings) -> None:
+    app = ZororaApp(settings)
+    async with app.run_test(size=(120, 40)) as pilot:
+        main = main_of(app)
+        await pilot.pause()
+        state = make_state()
+        app.store.save(state)
+        app.store.path_for(state.research_id).write_text("{not json", encoding="utf-8")
+        await main.open_research(state.research_id)
+        await main.open_research("deleted_meanwhile")
+        await pilot.pause()
+        messages = [n.message for n in app._notifications]
+        assert any(m.startswith("Cannot open test_research_0001: cannot load test_research_0001:") and
+                   "not valid JSON" in m for m in messages), messages
+        assert "Cannot open deleted_meanwhile: it is no longer saved." in messages
+        assert main.state is None and app.is_running
+
+
+async def test_a_corrupt_database_is_a_notice_and_the_app_still_runs(settings: Settings, zhome: Path) -> None:
+    zhome.mkdir(parents=True)
+    (zhome / DB_NAME).write_bytes(b"this is not a database, " * 200)
+    app = ZororaApp(settings)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert app.store is None
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        messages = [n.message for n in app._notifications]
+        assert any("Research will not be saved: cannot open" in m and "file is not a database" in m for m in messages)
+        assert "History is not available: the research store could not be opened." in messages
+        assert app.screen is main_of(app)

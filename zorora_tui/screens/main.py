@@ -41,6 +41,7 @@ from ..pipeline.events import (
     SynthesisReset,
 )
 from ..pipeline.models import ResearchState, Source
+from ..storage.findings_files import StorageError
 from ..widgets.chat_thread import ChatThread
 from ..widgets.graph_pane import GraphPane
 from ..widgets.memory_list import MemoryList
@@ -469,8 +470,12 @@ class MainScreen(Screen[None]):
             return
         try:
             state = store.load(research_id)
-        except (KeyError, OSError, ValueError) as exc:
-            self.notify(f"Cannot open {escape_markup(research_id)}: {escape_markup(str(exc))}", severity="error")
+        except KeyError:  # UnknownResearch: deleted by another instance since the list was shown
+            self.notify(f"Cannot open {escape_markup(research_id)}: it is no longer saved.", severity="error")
+            return
+        except StorageError as exc:  # an unreadable findings file or database: say so, never crash the app
+            self.notify(f"Cannot open {escape_markup(research_id)}: {escape_markup(one_line(str(exc), 300))}",
+                        severity="error", timeout=10)
             return
         await self.show_research(state)
 
