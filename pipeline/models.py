@@ -231,6 +231,11 @@ def merge_sources(keep: Source, other: Source) -> Source:
     return keep
 
 
+def _renamed(ids: list[str], old_id: str, new_id: str, owner: str) -> list[str]:
+    """``ids`` with ``old_id`` renamed, without duplicates or a link from ``owner`` to itself."""
+    return [i for i in dict.fromkeys(new_id if i == old_id else i for i in ids) if i != owner]
+
+
 def _first_surname(source: Source) -> str:
     return normalize_title(source.authors[0]).split()[-1] if source.authors and normalize_title(source.authors[0]) else ""
 
@@ -370,6 +375,12 @@ class ResearchState:
         return match
 
     def _rekey(self, source: Source, new_id: str) -> None:
+        """Give a source its DOI id; edges already recorded under the old id follow it.
+
+        Citation following merges works while it adds edges, so a source can be
+        rekeyed after others cite it. Rewriting the graph here keeps one id per
+        work for every reader (in-degree, authority, the graph pane, the index).
+        """
         old_id = source.source_id
         source.source_id = new_id
         self._by_id.pop(old_id, None)
@@ -379,6 +390,13 @@ class ResearchState:
             if target == old_id:
                 self._aliases[alias] = new_id
         self._aliases.pop(new_id, None)
+        if old_id in self.citation_graph:
+            self.citation_graph[new_id] = self.citation_graph.pop(old_id)
+        for citing in list(self.citation_graph):
+            self.citation_graph[citing] = _renamed(self.citation_graph[citing], old_id, new_id, citing)
+        for other in self.sources:
+            if old_id in other.cites:
+                other.cites = _renamed(other.cites, old_id, new_id, other.source_id)
 
     def resolve_id(self, source_id: str) -> str:
         return self._aliases.get(source_id, source_id)

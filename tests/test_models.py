@@ -150,3 +150,21 @@ def test_one_work_deposited_under_two_dois_is_one_source_when_authors_match() ->
     other = state.add_source(Source.create(doi="10.3000/x", title=text, authors=["Maria Lopez"],
                                            publication_date="2021", origin="crossref"))
     assert other is not first and state.total_sources == 2
+
+
+def test_edges_recorded_before_a_rekey_follow_the_source() -> None:
+    # Citation following adds edges while it merges: a work can get its DOI id after others cite it.
+    state = ResearchState("q")
+    cited = state.add_source(Source.create(url="https://example.org/a", title="A long enough title for merging",
+                                           origin="duckduckgo"))
+    citing = state.add_source(Source.create(doi="10.5555/b", title="Another work entirely different",
+                                            origin="openalex"))
+    state.add_citation(citing.source_id, cited.source_id)
+    state.add_citation(cited.source_id, citing.source_id)
+    old_id = cited.source_id
+    state.add_source(Source.create(doi="10.5555/a", title="A long enough title for merging", origin="crossref"))
+    new_id = make_source_id("10.5555/a")
+    assert cited.source_id == new_id != old_id
+    assert state.citation_graph == {citing.source_id: [new_id], new_id: [citing.source_id]}
+    assert citing.cites == [new_id] and cited.cites == [citing.source_id]
+    assert state.in_degree() == {new_id: 1, citing.source_id: 1}
