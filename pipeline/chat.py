@@ -19,7 +19,7 @@ from .llm import LLMError, stream_chat
 from .models import ResearchState
 from .relevance import acronyms, bm25, query_concepts
 from .settings import Settings
-from .synthesis import Numbering
+from .synthesis import Numbering, cite, with_citations
 from .words import clean_text, terms
 
 MIN_PASSAGES, MAX_PASSAGES = 3, 5
@@ -120,17 +120,6 @@ def _chosen(ranked: Sequence[tuple[float, Passage]]) -> list[Passage]:
     return chosen
 
 
-def _cite(numbers: Sequence[int]) -> str:
-    return "".join(f"[{n}]" for n in numbers)
-
-
-def _with_citations(text: str, numbers: Sequence[int]) -> str:
-    text = text.strip()
-    if text.endswith((".", "!", "?")):
-        return f"{text[:-1].rstrip()} {_cite(numbers)}{text[-1]}"
-    return f"{text} {_cite(numbers)}"
-
-
 def extractive_answer(state: ResearchState, question: str) -> str:
     """The passages of the research that best match the question, cited; or a clear 'nothing matches'."""
     question = " ".join(question.split())
@@ -144,7 +133,7 @@ def extractive_answer(state: ResearchState, question: str) -> str:
         )
     chosen = _chosen(ranked)
     lines = [f"From this research, on “{question}”:", ""]
-    lines.extend(f"- {_with_citations(p.text, p.numbers)}" for p in chosen)
+    lines.extend(f"- {with_citations(p.text, cite(p.numbers))}" for p in chosen)
     lines.append("")
     lines.append("_Extractive answer: quoted from the sources; [n] is the n-th entry of the sources list._")
     return "\n".join(lines) + "\n"

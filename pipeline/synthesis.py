@@ -9,6 +9,7 @@ byte-identical Markdown) so that a research without an LLM is reproducible.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from .credibility import confidence_level
 from .models import Finding, ResearchState, Source
@@ -86,11 +87,16 @@ class Numbering:
 
     def cite(self, ids: list[str]) -> str:
         """'[1][4]' for the given source ids."""
-        return "".join(f"[{n}]" for n in self.numbers(ids))
+        return cite(self.numbers(ids))
 
 
-def _with_citations(claim: str, marks: str) -> str:
-    """The claim with its citations placed before the closing punctuation."""
+def cite(numbers: Iterable[int]) -> str:
+    """'[1][4]': the citation marks of source numbers, as the synthesis, chat and prompts write them."""
+    return "".join(f"[{n}]" for n in numbers)
+
+
+def with_citations(claim: str, marks: str) -> str:
+    """The claim with its citation marks placed before the closing punctuation (a sentence ends with one)."""
     claim = claim.strip()
     if not marks:
         return claim
@@ -183,7 +189,7 @@ def _overview(state: ResearchState, relevant: list[Finding], off_topic: list[Fin
 def _claim_line(finding: Finding, state: ResearchState, numbers: Numbering) -> str:
     level = _finding_confidence(finding)
     count = finding.agreement_count or len(finding.sources)
-    line = f"- {_with_citations(finding.claim, numbers.cite(finding.sources))}"
+    line = f"- {with_citations(finding.claim, numbers.cite(finding.sources))}"
     line += f" *{level.capitalize()} confidence: {count} source{'s' if count != 1 else ''}"
     line += f", mean credibility {finding.average_credibility:.2f}.*"
     retracted = [sid for sid in finding.sources if (s := state.source(sid)) is not None and s.credibility_category == "retracted"]
@@ -247,7 +253,7 @@ def extractive_synthesis(state: ResearchState) -> str:
                 continue  # the mirror image of a contradiction already listed
             reported.add((side, other))
             lines.append(
-                f"- {_with_citations(finding.claim, numbers.cite(finding.sources))} "
+                f"- {with_citations(finding.claim, numbers.cite(finding.sources))} "
                 f"Contradicted by {numbers.cite(finding.contradicted_by)}."
             )
         blocks.append("\n".join(lines))
