@@ -7,7 +7,8 @@ from textual.widgets import Static
 
 from zorora_tui.pipeline.credibility import score_source_credibility
 from zorora_tui.pipeline.models import ResearchState, Source
-from zorora_tui.screens.source_detail import SourceDetailScreen, citation_label, openable_url
+from zorora_tui.screens.source_detail import SourceDetailScreen, citation_label
+from zorora_tui.widgets.sources_table import source_link, web_link
 
 HOSTILE_TITLES = ("[bold]x[/bold]", "[link=http://evil]y[/link]", "before\x1b[2Jafter")
 
@@ -153,8 +154,18 @@ async def test_unknown_source_and_unopenable_urls() -> None:
         await pilot.press("o")
         await pilot.pause()
         assert app.opened == []
-    assert openable_url("scouting://brownfield/7") == ""
-    assert openable_url("javascript:alert(1)") == ""
-    assert openable_url("file:///etc/passwd") == ""
-    assert openable_url(" https://example.org/a ") == "https://example.org/a"
     assert citation_label(state, "nope") == "[?] nope"
+
+
+def test_only_web_links_are_opened() -> None:
+    def link(url: str, doi: str = "") -> str:
+        return web_link(Source.create(url=url, doi=doi, title="t"))
+
+    assert link("scouting://brownfield/7") == ""
+    assert link("javascript:alert(1)") == ""
+    assert link("file:///etc/passwd") == ""
+    assert link("https:///no-host") == ""
+    assert link("https://example.org/a\x1b[2J") == ""
+    assert link(" https://example.org/a ") == "https://example.org/a"
+    assert link("", doi="10.5555/x") == "https://doi.org/10.5555/x"
+    assert source_link(Source.create(url="file:///home/me/notes.md", title="t")) == "file:///home/me/notes.md"

@@ -58,14 +58,24 @@ def credibility_text(source: Source) -> Text:
     return Text(f"{source.credibility_score:.2f} {band}", style=BAND_STYLES[band])
 
 
-def safe_url(source: Source) -> str:
-    """The source's link if it is a web URL (http/https), else ''; other schemes are never opened."""
-    url = source.url or (f"https://doi.org/{source.doi}" if source.doi else "")
+def source_link(source: Source) -> str:
+    """The source's URL, or its DOI link when only a DOI is known ('' when it has neither)."""
+    url = (source.url or "").strip()
+    return url or (f"https://doi.org/{source.doi}" if source.doi else "")
+
+
+def web_link(source: Source) -> str:
+    """``source_link`` if a browser may open it (http/https with a host, no control characters), else ''.
+
+    Sources carry file://, zorora:// or javascript: URLs; handing those to the
+    system opener would be surprising or unsafe.
+    """
+    url = source_link(source)
     try:
-        scheme = urlsplit(url).scheme.lower()
+        parts = urlsplit(url)
     except ValueError:
         return ""
-    return url if scheme in ("http", "https") and one_line(url) == url else ""
+    return url if parts.scheme.lower() in ("http", "https") and parts.netloc and one_line(url) == url else ""
 
 
 def format_count(count: int | None) -> str:
@@ -178,7 +188,7 @@ class SourcesTable(DataTable):
         current = self.current()
         if current is None:
             return
-        url = safe_url(current[1])
+        url = web_link(current[1])
         if not url:
             self.notify("This source has no web link to open.", severity="warning")
             return
@@ -189,7 +199,7 @@ class SourcesTable(DataTable):
         current = self.current()
         if current is None:
             return
-        url = safe_url(current[1])
+        url = web_link(current[1])
         if not url:
             self.notify("This source has no web link to copy.", severity="warning")
             return

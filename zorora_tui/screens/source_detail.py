@@ -9,8 +9,6 @@ clear the screen.
 
 from __future__ import annotations
 
-from urllib.parse import urlsplit
-
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -20,24 +18,9 @@ from textual.widgets import Footer, Static
 
 from ..pipeline.models import ResearchState, Source
 from ..widgets.safe_text import clean, one_line
+from ..widgets.sources_table import source_link, web_link
 
-__all__ = ["SourceDetailScreen", "citation_label", "openable_url"]
-
-
-def openable_url(url: str) -> str:
-    """The URL if a browser may open it (http/https only), else ''.
-
-    Sources can carry ``scouting://``, ``file://`` or ``javascript:`` URLs;
-    handing those to the system opener would be surprising or unsafe.
-    """
-    url = (url or "").strip()
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return ""
-    if parts.scheme.lower() in ("http", "https") and parts.netloc:
-        return url
-    return ""
+__all__ = ["SourceDetailScreen", "citation_label"]
 
 
 def citation_label(state: ResearchState, source_id: str) -> str:
@@ -105,12 +88,8 @@ class SourceDetailScreen(ModalScreen[None]):
 
     @property
     def url(self) -> str:
-        """The source's URL, or its DOI link when only a DOI is known."""
-        if self.source is None:
-            return ""
-        if self.source.url:
-            return self.source.url
-        return f"https://doi.org/{self.source.doi}" if self.source.doi else ""
+        """The source's URL, or its DOI link when only a DOI is known (shown and copied, any scheme)."""
+        return source_link(self.source) if self.source is not None else ""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="source-detail"):
@@ -201,13 +180,13 @@ class SourceDetailScreen(ModalScreen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Open/copy only when there is a URL (greyed in the footer otherwise)."""
         if action == "open_url":
-            return bool(openable_url(self.url)) or None
+            return (self.source is not None and bool(web_link(self.source))) or None
         if action == "copy_url":
             return bool(self.url) or None
         return True
 
     def action_open_url(self) -> None:
-        url = openable_url(self.url)
+        url = web_link(self.source) if self.source is not None else ""
         if url:
             self.app.open_url(url)
             self.notify("Opened in the browser", timeout=2)
