@@ -193,12 +193,6 @@ def _claim_info(claim: str, standalone: bool = True) -> Analysed | None:
     return info if len(info.tokens) >= MIN_CONTENT_TOKENS else None
 
 
-def is_claim(sentence: str) -> bool:
-    """Whether a sentence makes a claim: not boilerplate or meta (see ``claim_filter``), long enough, complete."""
-    claim = classify(sentence).claim
-    return claim is not None and _claim_info(claim) is not None
-
-
 def sentences(text: str) -> list[str]:
     """The sentences of a snippet or abstract without date prefixes, section labels or reference marks."""
     result = []
@@ -265,8 +259,8 @@ def _units(sources: Sequence[Source], surfaces: dict[str, dict[str, int]]) -> li
         for position, (sentence, info) in enumerate(_analysed_claims(source.content_snippet)):
             numbers = frozenset(t for t in info.tokens if t[0].isdigit())
             units.append(_Unit(index, position, sentence, info.tokens, info.stance, numbers, info.vocabulary))
-            for stem, word in info.surfaces:
-                counts = surfaces.setdefault(stem, {})
+            for token, word in info.surfaces:
+                counts = surfaces.setdefault(token, {})
                 counts[word] = counts.get(word, 0) + 1
     return units
 

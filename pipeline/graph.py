@@ -81,11 +81,6 @@ def pagerank(
     return {node: rank[i] / total for i, node in enumerate(nodes)}
 
 
-def centrality(state: ResearchState) -> dict[str, float]:
-    """PageRank of every source of the research over its citation graph."""
-    return pagerank([s.source_id for s in state.sources], edges(state))
-
-
 def authority(state: ResearchState, in_degree: Mapping[str, int] | None = None) -> dict[str, float]:
     """The roadmap's authority: credibility x (1 + log(1 + in-degree))."""
     in_deg = in_degree if in_degree is not None else degrees(state)[0]

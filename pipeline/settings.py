@@ -7,7 +7,7 @@ the environment.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .models import SOURCE_NAMES
@@ -41,9 +41,6 @@ class Settings:
     source_budget: float = 25.0  # seconds one service may take in one phase
     results_per_source: int = 25
     default_depth: int = 2
-
-    def with_overrides(self, **changes: object) -> "Settings":
-        return replace(self, **changes)  # type: ignore[arg-type]
 
     def source_enabled(self, name: str) -> bool:
         return name in self.sources

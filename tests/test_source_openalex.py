@@ -186,24 +186,6 @@ def test_search_sends_a_polite_request() -> None:
     assert "mailto:tests@example.org" in seen.headers["user-agent"]
 
 
-def test_fetch_works_filters_by_openalex_ids() -> None:
-    with ReplayServer(router=replies(ok(fixture_bytes(SNOWBALL_IDS)))) as server, search_context(
-        openalex_url=server.base_url
-    ) as ctx:
-        works = openalex.fetch_works(ctx, ["W3046863325", "https://openalex.org/W3045921891", "not-an-id", "W3046863325"])
-    assert len(works) == 2
-    [seen] = server.seen
-    assert seen.params["filter"] == "openalex:W3046863325|W3045921891"
-    assert seen.params["per-page"] == "2"
-
-
-def test_fetch_works_batches_long_id_lists() -> None:
-    empty = ok(b'{"meta": {"count": 0}, "results": []}')
-    with ReplayServer(router=replies(empty)) as server, search_context(openalex_url=server.base_url) as ctx:
-        assert openalex.fetch_works(ctx, [f"W{n}" for n in range(1, 61)]) == []
-    assert [len(s.params["filter"].removeprefix("openalex:").split("|")) for s in server.seen] == [50, 10]
-
-
 def test_citing_and_referenced_works_use_cites_and_cited_by() -> None:
     def respond(service: str, rest: str, query: dict[str, list[str]]) -> Reply:
         name = SNOWBALL_CITES if query["filter"][0].startswith("cites:") else SNOWBALL_CITED_BY

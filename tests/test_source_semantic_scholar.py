@@ -148,16 +148,15 @@ def test_rate_limited_relevance_search_falls_back_to_bulk() -> None:
     assert len(papers) == 5
 
 
-def test_references_and_citations_requests() -> None:
-    def respond(service: str, rest: str, query: dict[str, list[str]]) -> Reply:
-        return ok(fixture_bytes(REFERENCES if rest.endswith("/references") else CITATIONS))
-
-    with ReplayServer(router=respond) as server, search_context(semantic_scholar_url=server.base_url) as ctx:
+def test_references_requests() -> None:
+    with ReplayServer(router=replies(ok(fixture_bytes(REFERENCES)))) as server, search_context(
+        semantic_scholar_url=server.base_url
+    ) as ctx:
         refs = s2.references(ctx, "DOI:10.2139/ssrn.2250500", limit=50)
-        cites = s2.citations(ctx, "CorpusId:14514057", limit=5000)
-    assert (len(refs), len(cites)) == (50, 100)
+        capped = s2.references(ctx, "CorpusId:14514057", limit=5000)
+    assert (len(refs), len(capped)) == (50, 50)
     assert [s.path for s in server.seen] == [
-        "/paper/DOI:10.2139/ssrn.2250500/references", "/paper/CorpusId:14514057/citations",
+        "/paper/DOI:10.2139/ssrn.2250500/references", "/paper/CorpusId:14514057/references",
     ]
     assert [s.params["limit"] for s in server.seen] == ["50", "1000"]
     assert all(s.params["fields"] == s2.FIELDS for s in server.seen)
@@ -176,5 +175,5 @@ def test_not_found_paper_is_a_source_error() -> None:
 def test_bad_paper_ids_send_nothing(bad: str) -> None:
     with ReplayServer(router=replies(ok(b"{}"))) as server, search_context(semantic_scholar_url=server.base_url) as ctx:
         with pytest.raises(SourceError, match="not a Semantic Scholar paper id"):
-            s2.citations(ctx, bad, limit=10)
+            s2.references(ctx, bad, limit=10)
     assert server.seen == []

@@ -451,7 +451,7 @@ async def test_the_saved_synthesis_replaces_a_stream_that_differs(settings: Sett
 
 async def test_graph_pane_reports_the_citation_graph(settings: Settings) -> None:
     app = ZororaApp(settings)
-    async with app.run_test(size=(120, 40)) as pilot:
+    async with app.run_test(size=(120, 40)):
         main = main_of(app)
         from zorora_tui.widgets.graph_pane import NO_RESEARCH, graph_summary
 

@@ -3,7 +3,7 @@
 ``parse_works`` accepts the raw body (bytes or str) or already-decoded JSON,
 either a list response (``{"meta", "results"}``) or one work object, and
 returns one Source per work that has a title or a DOI. References are kept
-as bare OpenAlex ids (``W123``) so phase 2 can fetch them with ``fetch_works``.
+as bare OpenAlex ids (``W123``) so phase 2 can link them to the works it finds.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ SELECT = ",".join(
     )
 )
 MAX_PER_PAGE = 200
-IDS_PER_FILTER = 50  # OpenAlex ORs at most 100 values; 50 keeps URLs short
 
 _WORK_ID = re.compile(r"^(?:https?://(?:api\.)?openalex\.org/(?:works/)?)?(W\d+)$", re.IGNORECASE)
 # A publisher page; a DOI resolver link adds nothing over the DOI itself.
@@ -144,18 +143,6 @@ def _per_page(limit: int) -> int:
 def search(ctx: SearchContext) -> list[Source]:
     """Works matching the query, in OpenAlex's relevance order."""
     return _get_works(ctx, {"search": ctx.query, "per-page": _per_page(ctx.limit)})
-
-
-def fetch_works(ctx: SearchContext, openalex_ids: list[str]) -> list[Source]:
-    """The works with these OpenAlex ids (W ids or URLs; others are ignored), fetched in batches."""
-    ids = list(dict.fromkeys(filter(None, map(bare_work_id, openalex_ids))))
-    found: list[Source] = []
-    for start in range(0, len(ids), IDS_PER_FILTER):
-        if ctx.cancel.is_set():
-            raise SourceError("cancelled")
-        batch = ids[start : start + IDS_PER_FILTER]
-        found.extend(_get_works(ctx, {"filter": "openalex:" + "|".join(batch), "per-page": _per_page(len(batch))}))
-    return found
 
 
 def _related(ctx: SearchContext, relation: str, work_id: str, limit: int) -> list[Source]:

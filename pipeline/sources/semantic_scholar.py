@@ -158,7 +158,3 @@ def references(ctx: SearchContext, paper_id: str, limit: int = 100) -> list[Sour
     """The papers that ``paper_id`` cites."""
     return _paper_list(ctx, paper_id, "references", limit)
 
-
-def citations(ctx: SearchContext, paper_id: str, limit: int = 100) -> list[Source]:
-    """The papers that cite ``paper_id``."""
-    return _paper_list(ctx, paper_id, "citations", limit)
