@@ -40,6 +40,11 @@ def test_environment_wins_over_config_file(tmp_path: Path) -> None:
     ({"ZORORA_SOURCES": "openalex,gopher"}, "unknown source 'gopher'"),
     ({"ZORORA_SOURCE_BUDGET": "soon"}, "bad value for source_budget"),
     ({"ZORORA_SOURCE_BUDGET": "-1"}, "must be positive"),
+    ({"ZORORA_SOURCE_BUDGET": "nan"}, "must be positive"),
+    ({"ZORORA_CONNECT_TIMEOUT": "inf"}, "must be positive"),
+    ({"ZORORA_RESULTS_PER_SOURCE": "0"}, "results_per_source must be positive"),
+    ({"ZORORA_RESULTS_PER_SOURCE": "-5"}, "results_per_source must be positive"),
+    ({"ZORORA_RESULTS_PER_SOURCE": "2.5"}, "bad value for results_per_source"),
 ])
 def test_bad_values_are_one_line_errors(tmp_path: Path, env: dict[str, str], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
@@ -50,3 +55,16 @@ def test_broken_config_file_is_reported(tmp_path: Path) -> None:
     (tmp_path / "config.toml").write_text("openalex_url = [unclosed")
     with pytest.raises(ConfigError, match="cannot read"):
         load_settings({"ZORORA_HOME": str(tmp_path)})
+
+
+def test_a_boolean_is_not_a_number(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text("results_per_source = true\n")
+    with pytest.raises(ConfigError, match="bad value for results_per_source: True"):
+        load_settings({"ZORORA_HOME": str(tmp_path)})
+
+
+def test_numbers_from_the_config_file_keep_their_type(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text("results_per_source = 7\nsource_budget = 3\n")
+    s = load_settings({"ZORORA_HOME": str(tmp_path)})
+    assert (s.results_per_source, s.source_budget) == (7, 3.0)
+    assert type(s.results_per_source) is int and type(s.source_budget) is float

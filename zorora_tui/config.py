@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 from collections.abc import Mapping
@@ -64,13 +65,14 @@ def _coerce(name: str, value: Any) -> Any:
             if unknown:
                 raise ConfigError(f"unknown source {unknown[0]!r} in sources; known: {', '.join(SOURCE_NAMES)}")
             return chosen
-        if kind == "float":
-            number = float(value)
-            if number <= 0:
+        if kind in ("float", "int"):
+            # Timeouts, budgets and counts: zero, negative, NaN or infinite would hang or disable a service.
+            if isinstance(value, bool):
+                raise TypeError(value)
+            number = float(value) if kind == "float" else int(value)
+            if not math.isfinite(number) or number <= 0:
                 raise ConfigError(f"{name} must be positive, got {value!r}")
             return number
-        if kind == "int":
-            return int(value)
     except ConfigError:
         raise
     except (TypeError, ValueError) as exc:
