@@ -30,16 +30,21 @@ def _one_line(text: str) -> str:
     return " ".join((text or "").split())
 
 
+def _sentence(text: str) -> str:
+    """``text`` ending in one full stop: titles such as "Can X?" or "Bioinform." keep their own."""
+    return text if text.endswith((".", "?", "!")) else f"{text}."
+
+
 def source_line(number: int, source: Source) -> str:
     """`[n] Title. Authors (year). Venue. DOI/URL. credibility`, for reference lists."""
-    parts = [f"[{number}] {_one_line(source.title) or '(untitled)'}."]
+    parts = [f"[{number}] {_sentence(_one_line(source.title) or '(untitled)')}"]
     if source.authors:
         names = ", ".join(source.authors[:3]) + (" et al." if len(source.authors) > 3 else "")
-        parts.append(f"{_one_line(names)}{f' ({source.year})' if source.year else ''}.")
+        parts.append(_sentence(f"{_one_line(names)}{f' ({source.year})' if source.year else ''}"))
     elif source.year:
         parts.append(f"({source.year}).")
     if source.venue:
-        parts.append(f"{_one_line(source.venue)}.")
+        parts.append(_sentence(_one_line(source.venue)))
     parts.append(f"https://doi.org/{source.doi}" if source.doi else source.url)
     parts.append(f"— credibility {source.credibility_score:.2f} ({source.credibility_category or 'unscored'})")
     if source.is_retracted:
