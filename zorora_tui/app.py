@@ -166,12 +166,13 @@ class ZororaApp(App[None]):
                         severity="warning")
             return None
         from .export import export_research
+        from .storage.findings_files import write_text_atomic
 
         target = self.settings.home / "exports" / f"{state.research_id}.{EXPORT_EXTENSIONS[fmt]}"
         try:
             text = export_research(state, fmt)
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
+            write_text_atomic(target, text)  # as `zorora export -o`: a re-export never leaves half a file
         except (OSError, ValueError) as exc:
             self.notify(f"Export failed: {escape_markup(one_line(str(exc), 200))}", severity="error")
             return None
