@@ -310,7 +310,7 @@ class DocumentIndex:
                 )
 
     def failures(self) -> dict[str, str]:
-        """Files that could not be indexed, with the reason, for doctor and the UI."""
+        """Files that could not be indexed, with the reason (``zorora doctor`` lists them)."""
         rows = self.conn.execute("SELECT path, error FROM documents WHERE error != '' ORDER BY path")
         return {row[0]: row[1] for row in rows}
 

@@ -159,9 +159,11 @@ def test_ctrl_c_saves_what_was_found_as_cancelled(zhome: Path, tmp_path: Path) -
     with ReplayServer(slow={"pubmed": 30}) as server:
         # The other services answer at once; PubMed keeps the run in phase 1 until Ctrl+C.
         env = {**os.environ, **server.env(), "ZORORA_HOME": str(zhome)}
+        # A test runner started in the background may ignore SIGINT, and children inherit that: restore it.
         proc = subprocess.Popen([sys.executable, "-m", "zorora_tui", "research", "machine learning", "--depth", "3",
                                  "--format", "json"], cwd=REPO, env=env,
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline and server.hits("pubmed") == 0:
             time.sleep(0.05)
@@ -267,3 +269,35 @@ def test_output_that_cannot_be_written_is_one_line(zhome: Path, capsys, monkeypa
     err = capsys.readouterr().err
     assert code == 1 and err == "zorora: No space left on device\n"
 
+
+
+def test_doctor_reports_repairs_and_lists_unsearchable_documents(zhome: Path, tmp_path: Path, capsys,
+                                                                  monkeypatch) -> None:
+    from zorora_tui.pipeline.models import ResearchState
+    from zorora_tui.storage.db import DB_NAME, connect
+    from zorora_tui.storage.documents import DocumentIndex
+    from zorora_tui.storage.research_store import ResearchStore
+
+    with ResearchStore(zhome) as store:
+        for rid in ("kept_1", "lost_1"):
+            store.save(ResearchState(f"question {rid}", research_id=rid, status="completed"))
+        store.path_for("lost_1").unlink()
+    code, out, _ = run_cli(capsys, "doctor")
+    assert code == 1 and out.splitlines() == ["lost_1: " + str(zhome / "research/findings/lost_1.json") + " is missing"]
+    code, out, _ = run_cli(capsys, "doctor", "--repair")
+    assert code == 0 and out.splitlines()[-1].startswith("repaired: removed lost_1 from the index: ")
+    code, out, _ = run_cli(capsys, "doctor")
+    assert (code, out) == (0, f"ok: {zhome} (1 researches)\n")
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
+    (docs / "fine.md").write_text("# Fine\nReadable notes.\n")
+    conn = connect(zhome / DB_NAME)
+    DocumentIndex(conn, [docs]).refresh()
+    conn.close()
+    monkeypatch.setenv("ZORORA_DOCUMENT_ROOTS", str(docs))
+    code, out, _ = run_cli(capsys, "doctor")
+    assert code == 0
+    assert out.startswith(f"note: local document {(docs / 'broken.pdf').resolve()} is not searchable: unreadable PDF")
+    assert "fine.md" not in out and out.endswith(f"ok: {zhome} (1 researches)\n")

@@ -219,10 +219,18 @@ def _integrity(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _doctor(args: argparse.Namespace, settings: Settings) -> int:
+    """Report (and with --repair fix) index problems; list local documents that could not be indexed."""
     store = _open_store(settings)
     problems = store.check()
     for line in problems:
         print(line)
+    if settings.document_roots:
+        from .storage.documents import DocumentIndex
+
+        with store.connection() as conn:
+            # Not an index problem, so no effect on the exit code: the file itself must be fixed.
+            for path, reason in DocumentIndex(conn, settings.document_roots).failures().items():
+                print(f"note: local document {path} is not searchable: {reason}")
     if args.repair:
         for line in store.repair():
             print(f"repaired: {line}")
