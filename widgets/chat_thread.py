@@ -566,19 +566,23 @@ class ChatThread(Widget):
         previous = chat_message.rating
         chat_message.rating = event.rating
         self.run_worker(
-            partial(self._rate_worker, self._backend, self.state.research_id, chat_message, event.rating, previous),
+            partial(self._rate_worker, self._backend, self.state.research_id, chat_message.message_id, chat_message,
+                    event.rating, previous),
             thread=True,
             group="chat-feedback",
             exit_on_error=False,
         )
 
     def _rate_worker(
-        self, backend: ChatBackend, research_id: str, chat_message: ChatMessage, rating: str, previous: str | None
+        self, backend: ChatBackend, research_id: str, message_id: str, chat_message: ChatMessage, rating: str,
+        previous: str | None,
     ) -> None:
-        """Runs in a thread: upsert the rating (one row per research and message)."""
-        assert chat_message.message_id is not None
+        """Runs in a thread: upsert the rating (one row per research and message).
+
+        ``chat_message`` only travels back in the result message: the widget is never read here.
+        """
         try:
-            backend.rate(research_id, chat_message.message_id, rating)
+            backend.rate(research_id, message_id, rating)
             error = ""
         except ChatBackendError as exc:
             error = one_line(str(exc), 200)
