@@ -79,7 +79,7 @@ def _sentence(rng: random.Random) -> str:
 
 def _score_sources(rng: random.Random) -> list[tuple[str, int | None, int | None]]:
     cases = []
-    for i in range(SOURCES):
+    for _ in range(SOURCES):
         url = rng.choice(_URL_PATTERNS).format(n=rng.randrange(10_000, 99_999))
         cites = None if rng.random() < 0.3 else rng.choice((0, 3, 40, 400, 4000))
         xrefs = None if rng.random() < 0.3 else rng.randrange(0, 9)
