@@ -70,3 +70,37 @@ def test_same_author_year_and_word_get_distinct_keys() -> None:
 def test_unknown_format_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown format 'pdf'"):
         export_research(make_state(), "pdf")
+
+
+HOSTILE = "Grid \x1b[2Jstorage \x1b]8;;https://evil.example\x1b\\link\x1b]8;;\x1b\\ \x9b31mred"
+
+
+def test_terminal_control_sequences_from_sources_never_reach_the_terminal() -> None:
+    state = make_state()
+    state.sources[1].title = HOSTILE
+    state.sources[1].url = "https://blog.example/\x1b[2J"
+    state.synthesis = f"Claim from a page: {HOSTILE} [2].\n\nNext paragraph."
+    state.error = "ValueError: \x1b[31mboom"
+    state.source_health["crossref"].error = "arXiv error: \x07\x1b[2J"
+    for text in (to_markdown(state), to_bibtex(state)):
+        assert not any(ch in text for ch in "\x1b\x9b\x07"), repr(text)
+    markdown = to_markdown(state)
+    assert "[2] Grid storage link red. Ana Lopez (2021). https://blog.example/" in markdown
+    assert "Claim from a page: Grid storage link red [2].\n\nNext paragraph." in markdown
+    assert "> Failed: ValueError: boom" in markdown
+    # the saved document keeps the text as the services sent it; JSON escapes the controls
+    assert '"title": "Grid \\u001b[2Jstorage' in export_research(state, "json")
+
+
+def test_cli_progress_prints_service_reasons_without_markup_or_escapes() -> None:
+    import io
+
+    from rich.console import Console
+
+    from zorora_tui.pipeline.events import SourceFailed
+    from zorora_tui.progress import CliProgress
+
+    buffer = io.StringIO()
+    progress = CliProgress(Console(file=buffer, force_terminal=False, width=200, highlight=False))
+    progress.handle(SourceFailed("arxiv", "arXiv error: [bold]x[/bold] \x1b[2J\x1b]8;;http://e\x07y", 120))
+    assert buffer.getvalue() == "    ✗ arxiv             failed: arXiv error: [bold]x[/bold] y  0.1s\n"

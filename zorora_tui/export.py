@@ -1,7 +1,10 @@
 """A research as Markdown, JSON (the saved document) or BibTeX.
 
 Used by `zorora show`, `zorora export`, `zorora research` and the app's export
-command, so every surface renders a research the same way.
+command, so every surface renders a research the same way. Markdown and BibTeX
+go to terminals and editors, so text from the sources is stripped of terminal
+control sequences (a web page title can carry ESC as ``&#27;``); the JSON
+document keeps the saved text as it is (JSON escapes control characters).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import re
 import unicodedata
 
 from .pipeline.models import ResearchState, Source
+from .widgets.safe_text import clean, one_line
 
 FORMATS = ("md", "json", "bibtex")
 
@@ -26,10 +30,6 @@ def export_research(state: ResearchState, fmt: str) -> str:
     raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
 
 
-def _one_line(text: str) -> str:
-    return " ".join((text or "").split())
-
-
 def _sentence(text: str) -> str:
     """``text`` ending in one full stop: titles such as "Can X?" or "Bioinform." keep their own."""
     return text if text.endswith((".", "?", "!")) else f"{text}."
@@ -37,15 +37,15 @@ def _sentence(text: str) -> str:
 
 def source_line(number: int, source: Source) -> str:
     """`[n] Title. Authors (year). Venue. DOI/URL. credibility`, for reference lists."""
-    parts = [f"[{number}] {_sentence(_one_line(source.title) or '(untitled)')}"]
+    parts = [f"[{number}] {_sentence(one_line(source.title) or '(untitled)')}"]
     if source.authors:
         names = ", ".join(source.authors[:3]) + (" et al." if len(source.authors) > 3 else "")
-        parts.append(_sentence(f"{_one_line(names)}{f' ({source.year})' if source.year else ''}"))
+        parts.append(_sentence(f"{one_line(names)}{f' ({source.year})' if source.year else ''}"))
     elif source.year:
         parts.append(f"({source.year}).")
     if source.venue:
-        parts.append(_sentence(_one_line(source.venue)))
-    parts.append(f"https://doi.org/{source.doi}" if source.doi else source.url)
+        parts.append(_sentence(one_line(source.venue)))
+    parts.append(f"https://doi.org/{one_line(source.doi)}" if source.doi else one_line(source.url))
     parts.append(f"— credibility {source.credibility_score:.2f} ({source.credibility_category or 'unscored'})")
     if source.is_retracted:
         parts.append("— RETRACTED")
@@ -53,19 +53,20 @@ def source_line(number: int, source: Source) -> str:
 
 
 def to_markdown(state: ResearchState) -> str:
-    lines = [f"# {_one_line(state.original_query)}", ""]
+    lines = [f"# {one_line(state.original_query)}", ""]
     when = state.started_at.strftime("%Y-%m-%d %H:%M UTC")
     lines.append(f"*Research `{state.research_id}` · {when} · status {state.status} · "
                  f"depth {state.max_depth} · {state.total_sources} sources*")
     if state.error:
-        lines += ["", f"> Failed: {state.error}"]
-    lines += ["", "## Synthesis", "", state.synthesis.strip() or "_No synthesis (the research ended early)._", ""]
+        lines += ["", f"> Failed: {one_line(state.error)}"]
+    synthesis = clean(state.synthesis).strip()
+    lines += ["", "## Synthesis", "", synthesis or "_No synthesis (the research ended early)._", ""]
     lines += ["## Sources", ""]
     lines += [f"{source_line(i, s)}  " for i, s in enumerate(state.sources, 1)] or ["_No sources._"]
     if state.source_health:
         lines += ["", "## Services", "", "| service | status | records | ms | reason |", "|---|---|---|---|---|"]
         for name, health in state.source_health.items():
-            reason = _one_line(health.error).replace("|", "\\|")
+            reason = one_line(health.error).replace("|", "\\|")
             lines.append(f"| {name} | {health.status} | {health.count} | {health.elapsed_ms} | {reason} |")
     return "\n".join(lines).rstrip() + "\n"
 
@@ -75,7 +76,7 @@ _BIB_SPECIAL = str.maketrans({"{": "\\{", "}": "\\}", "\\": "\\textbackslash{}",
 
 
 def _bib_escape(text: str) -> str:
-    return _one_line(text).translate(_BIB_SPECIAL)
+    return one_line(text).translate(_BIB_SPECIAL)
 
 
 def _bib_key(source: Source, used: set[str]) -> str:
@@ -107,7 +108,7 @@ def to_bibtex(state: ResearchState) -> str:
         if source.doi:
             fields.append(("doi", _bib_escape(source.doi)))
         if source.url:
-            fields.append(("url", source.url.replace("{", "%7B").replace("}", "%7D")))
+            fields.append(("url", one_line(source.url).replace("{", "%7B").replace("}", "%7D")))
         if source.is_retracted:
             fields.append(("note", "RETRACTED"))
         body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)

@@ -1,7 +1,9 @@
 """Research progress on stderr for the headless CLI, drawn with Rich.
 
 One line per phase and per service (count and time, or the failure reason),
-with a spinner for the phase in progress when stderr is a terminal.
+with a spinner for the phase in progress when stderr is a terminal. Failure
+reasons can quote a service's answer: they are printed with markup escaped
+and control sequences removed (Rich passes ESC through).
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from .pipeline.events import (
     SourceSkipped,
 )
 from .pipeline.models import PHASE_LABELS, PHASES
+from .widgets.safe_text import one_line
+
 
 class CliProgress:
     """An ``emit`` callback that renders engine events to stderr."""
@@ -61,16 +65,16 @@ class CliProgress:
             out.print(f"    [green]✓[/] {event.source_name:<17} {event.count:>4} records  "
                       f"[dim]{event.elapsed_ms / 1000:.1f}s[/]")
         elif isinstance(event, SourceFailed):
-            out.print(f"    [red]✗[/] {event.source_name:<17} failed: {escape(event.error)}  "
+            out.print(f"    [red]✗[/] {event.source_name:<17} failed: {escape(one_line(event.error))}  "
                       f"[dim]{event.elapsed_ms / 1000:.1f}s[/]")
         elif isinstance(event, SourceSkipped):
-            out.print(f"    [dim]– {event.source_name:<17} skipped: {escape(event.reason)}[/]")
+            out.print(f"    [dim]– {event.source_name:<17} skipped: {escape(one_line(event.reason))}[/]")
         elif isinstance(event, Progress) and self._status is not None:
-            self._status.update(f"{PHASE_LABELS.get(event.phase, event.phase)}: {escape(event.message)} "
+            self._status.update(f"{PHASE_LABELS.get(event.phase, event.phase)}: {escape(one_line(event.message))} "
                                 f"({event.done}/{event.total})")
         elif isinstance(event, ResearchCancelled):
             self._stop_status()
             out.print("[yellow]cancelled: partial results saved[/]")
         elif isinstance(event, ResearchFailed):
             self._stop_status()
-            out.print(f"[red]failed:[/] {escape(event.error)}")
+            out.print(f"[red]failed:[/] {escape(one_line(event.error))}")
