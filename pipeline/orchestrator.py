@@ -17,7 +17,6 @@ from .http import make_client
 from .models import ResearchState, utcnow
 from .phases import aggregation, citation_following, citation_graph, credibility, cross_referencing, synthesis
 from .phases.context import Cancelled, RunContext, Services
-from .relevance import Query
 from .settings import Settings
 
 MAX_QUERY_CHARS = 2000
@@ -78,8 +77,6 @@ def run_research(
             for phase in PHASE_RUNNERS:
                 ctx.check_cancel()
                 phase(state, ctx)
-                if phase is citation_graph.run:
-                    _number_by_authority(state)
                 save(state)
         except (Cancelled, KeyboardInterrupt):
             cancel.set()
@@ -93,18 +90,6 @@ def run_research(
     _finish(state, "completed", save)
     emit(ResearchFinished(state))
     return state
-
-
-def _number_by_authority(state: ResearchState) -> None:
-    """Number sources before synthesis: those about the question first, each group by authority.
-
-    [1] is then the strongest source on the question, not the strongest of
-    whatever a search or a citation hop brought back.
-    """
-    query = Query.of_sources(state.original_query, state.sources)
-    relevant = {s.source_id for i, s in enumerate(state.sources) if query.source_is_relevant(i)}
-    order = {s.source_id: i for i, s in enumerate(state.get_authoritative_sources(top_n=len(state.sources)))}
-    state.sources.sort(key=lambda s: (s.source_id not in relevant, order[s.source_id]))
 
 
 def _finish(state: ResearchState, status: str, save: Callable[[ResearchState], None], error: str = "") -> None:

@@ -144,3 +144,22 @@ def test_phase_stores_a_small_summary():
     assert state.config["graph"] == {"nodes": 3, "edges": 2, "top": [ids["c"], ids["a"], ids["b"]]}
     assert any(isinstance(e, Progress) and e.message == "Citation graph: 3 sources, 2 citations" for e in events)
     assert isinstance(events[-1], PhaseFinished) and events[-1].status == "done"
+
+
+def test_phase_numbers_sources_about_the_question_first_then_by_authority():
+    def source(title: str, score: float) -> Source:
+        return Source.create(url=f"https://example.org/{title.replace(' ', '-')}", title=title, origin="x",
+                             credibility_score=score)
+
+    off_topic_strong = source("Microfinance in village economies", 0.9)
+    on_topic_weak = source("Battery storage for the grid", 0.4)
+    on_topic_cited = source("Grid battery storage costs", 0.5)
+    citing = source("Storage of grid batteries revisited", 0.45)
+    state = ResearchState("grid battery storage", sources=[off_topic_strong, on_topic_weak, on_topic_cited, citing])
+    state.add_citation(citing.source_id, on_topic_cited.source_id)
+    citation_graph.run(state, RunContext(settings=Settings(), emit=lambda event: None))
+    # authority = credibility x (1 + ln(1 + in-degree)): 0.5 x 1.69 beats 0.45 and 0.4; off-topic comes last
+    assert [s.title for s in state.sources] == [
+        "Grid battery storage costs", "Storage of grid batteries revisited", "Battery storage for the grid",
+        "Microfinance in village economies",
+    ]
