@@ -301,3 +301,13 @@ def test_doctor_reports_repairs_and_lists_unsearchable_documents(zhome: Path, tm
     assert code == 0
     assert out.startswith(f"note: local document {(docs / 'broken.pdf').resolve()} is not searchable: unreadable PDF")
     assert "fine.md" not in out and out.endswith(f"ok: {zhome} (1 researches)\n")
+
+
+def test_ctrl_c_outside_a_research_is_one_line(zhome: Path, capsys, monkeypatch) -> None:
+    from zorora_tui.storage.research_store import ResearchStore
+
+    def interrupted(self: ResearchStore, *args: object, **kwargs: object) -> list:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(ResearchStore, "search", interrupted)
+    assert run_cli(capsys, "history") == (130, "", "zorora: interrupted\n")

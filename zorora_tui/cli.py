@@ -101,6 +101,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_FAILED
     except OSError as exc:  # e.g. stdout on a full disk
         return _fail(f"{exc.strerror or exc}", EXIT_FAILED)
+    except KeyboardInterrupt:  # Ctrl+C outside a research (which saves and returns by itself)
+        print("zorora: interrupted", file=sys.stderr)
+        return EXIT_CANCELLED
 
 
 def _fail(message: str, code: int = EXIT_BAD_INPUT) -> int:
