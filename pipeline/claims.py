@@ -25,6 +25,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .claim_filter import BOILERPLATE, META, classify
 from .models import Finding, Source
@@ -39,6 +40,7 @@ MIN_CONTENT_TOKENS = 4
 MAX_CLAIM_CHARS = 400
 CONTEXT_FREE_WORDS = 12  # a shorter sentence opening with a pronoun needs its neighbours to mean anything
 MAX_CANDIDATES = 400  # comparisons per sentence; only reached when everything resembles everything
+CLAIM_CACHE = 2048  # snippets whose claims are kept: a research has a few hundred
 
 ABBREVIATIONS = frozenset(
     """al e.g i.e cf vs viz fig figs eq eqs no nos vol pp approx ca dr mr mrs ms prof st inc ltd co corp
@@ -203,14 +205,16 @@ def sentences(text: str) -> list[str]:
     return result
 
 
-def _analysed_claims(text: str) -> list[tuple[str, Analysed]]:
+@lru_cache(maxsize=CLAIM_CACHE)
+def _analysed_claims(text: str) -> tuple[tuple[str, Analysed], ...]:
+    """The claims of one snippet, analysed; cached because phases 3 and 4 both ask for every source's."""
     result = []
     for sentence in sentences(text):
         claim = classify(sentence).claim
         info = _claim_info(claim) if claim is not None else None
         if info is not None:
             result.append((claim, info))
-    return result
+    return tuple(result)
 
 
 def claim_sentences(text: str) -> list[str]:
