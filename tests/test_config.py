@@ -68,3 +68,17 @@ def test_numbers_from_the_config_file_keep_their_type(tmp_path: Path) -> None:
     s = load_settings({"ZORORA_HOME": str(tmp_path)})
     assert (s.results_per_source, s.source_budget) == (7, 3.0)
     assert type(s.results_per_source) is int and type(s.source_budget) is float
+
+
+def test_config_keys_are_the_variable_names_or_the_field_names(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text('depth = 3\nbrave_api_key = "k"\nread_timeout = 9.5\nddg_url = "http://d"\n')
+    s = load_settings({"ZORORA_HOME": str(tmp_path)})
+    assert (s.default_depth, s.brave_api_key, s.read_timeout, s.ddg_url) == (3, "k", 9.5, "http://d")
+    (tmp_path / "config.toml").write_text("default_depth = 1\n")
+    assert load_settings({"ZORORA_HOME": str(tmp_path)}).default_depth == 1
+
+
+def test_an_unknown_config_key_is_reported_not_ignored(tmp_path: Path) -> None:
+    (tmp_path / "config.toml").write_text("depht = 3\n")
+    with pytest.raises(ConfigError, match="unknown setting 'depht' in .*config.toml"):
+        load_settings({"ZORORA_HOME": str(tmp_path)})

@@ -43,7 +43,16 @@ ENV_VARS: dict[str, str] = {
 }
 
 
+# config.toml key -> Settings field: each variable's name in lower case without ZORORA_ (``depth``,
+# ``openalex_url``, ``brave_api_key``), and every field by its own name (``default_depth``, ``read_timeout``).
+CONFIG_KEYS: dict[str, str] = {
+    **{f.name: f.name for f in fields(Settings) if f.name != "home"},
+    **{var.lower().removeprefix("zorora_"): name for var, name in ENV_VARS.items()},
+}
+
+
 def zorora_home(env: Mapping[str, str] | None = None) -> Path:
+    """ZORORA_HOME, or ~/.zorora: found first, because config.toml lives there."""
     env = os.environ if env is None else env
     raw = env.get("ZORORA_HOME", "").strip()
     return Path(raw).expanduser() if raw else Path.home() / ".zorora"
@@ -91,10 +100,10 @@ def load_settings(env: Mapping[str, str] | None = None) -> Settings:
             data = tomllib.loads(config_file.read_text(encoding="utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError) as exc:
             raise ConfigError(f"cannot read {config_file}: {str(exc).splitlines()[0]}") from exc
-        known = {f.name for f in fields(Settings)} - {"home"}
         for key, value in data.items():
-            if key in known:
-                values[key] = _coerce(key, value)
+            if key not in CONFIG_KEYS:  # a typo must not be a setting silently left at its default
+                raise ConfigError(f"unknown setting {key!r} in {config_file}")
+            values[CONFIG_KEYS[key]] = _coerce(CONFIG_KEYS[key], value)
     for var, name in ENV_VARS.items():
         raw = env.get(var)
         if raw is not None and raw.strip():
