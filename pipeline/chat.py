@@ -35,6 +35,8 @@ META_PENALTY = 0.85  # "This paper proposes X" answers less than a sentence stat
 
 @dataclass(frozen=True)
 class Passage:
+    """One quotable piece of the research with the sources that state it, pre-tokenised for BM25."""
+
     text: str
     numbers: tuple[int, ...]  # 1-based source numbers that state it
     terms: tuple[str, ...]  # content stems in order, with repeats (BM25 term frequencies)

@@ -286,6 +286,8 @@ class SourceHealth:
 
 @dataclass
 class PhaseRecord:
+    """How one phase of a run ended and how long it took (the ``phases`` list of the saved document)."""
+
     name: str
     status: str = "pending"  # pending, running, done, skipped, failed, cancelled
     elapsed_ms: int = 0
@@ -399,6 +401,7 @@ class ResearchState:
                 other.cites = _renamed(other.cites, old_id, new_id, other.source_id)
 
     def resolve_id(self, source_id: str) -> str:
+        """The current id of a source, also when ``source_id`` was merged into another record."""
         return self._aliases.get(source_id, source_id)
 
     def add_citation(self, citing_id: str, cited_id: str) -> None:
@@ -414,6 +417,7 @@ class ResearchState:
             citing.cites.append(cited_id)
 
     def in_degree(self) -> dict[str, int]:
+        """How often each source is cited by the others of this research (authority counts it)."""
         counts: dict[str, int] = {}
         for cited in self.citation_graph.values():
             for cited_id in cited:

@@ -145,6 +145,8 @@ def _has(concept: tuple[Form, ...], bag: Collection[str]) -> bool:
 
 @dataclass(frozen=True)
 class FindingRelevance:
+    """Where a finding ranks against the question: its tier first, then its score within the tier."""
+
     tier: int  # ON_TOPIC, RELATED or OFF_TOPIC
     score: float  # coverage of the claim and its sources' titles, 0..1
 

@@ -19,6 +19,8 @@ DEFAULT_NEWSROOM_URL = (
 
 @dataclass(frozen=True)
 class Settings:
+    """Everything a run may depend on, frozen so that worker threads can share one without locks."""
+
     home: Path = field(default_factory=lambda: Path.home() / ".zorora")
     openalex_url: str = "https://api.openalex.org"
     arxiv_url: str = "http://export.arxiv.org/api"

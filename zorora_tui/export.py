@@ -53,6 +53,7 @@ def source_line(number: int, source: Source) -> str:
 
 
 def to_markdown(state: ResearchState) -> str:
+    """The research for reading: header, synthesis, numbered references and how each service fared."""
     lines = [f"# {one_line(state.original_query)}", ""]
     when = state.started_at.strftime("%Y-%m-%d %H:%M UTC")
     lines.append(f"*Research `{state.research_id}` · {when} · status {state.status} · "

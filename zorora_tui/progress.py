@@ -48,6 +48,7 @@ class CliProgress:
             self._status = None
 
     def handle(self, event: Event) -> None:
+        """Print one engine event; events the CLI has nothing to say about are ignored."""
         out = self.console
         if isinstance(event, PhaseStarted):
             title = PHASE_LABELS.get(event.phase, event.phase)

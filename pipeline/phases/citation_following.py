@@ -29,6 +29,8 @@ NAME = "citation_following"
 
 @dataclass(frozen=True)
 class HopBudget:
+    """How far one hop may fan out: each hop multiplies the calls, so later hops get less."""
+
     seeds: int  # sources whose citations are followed
     per_call: int  # works fetched per relation and seed
 

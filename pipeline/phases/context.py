@@ -24,6 +24,8 @@ RetractionFn = Callable[[str], "str | None"]  # normalised DOI -> reason, or Non
 
 @dataclass
 class Services:
+    """The storage-backed sources and lookups, as plain callables; None means "not available here"."""
+
     local_search: SearchFn | None = None  # documents under the user's document roots
     internal_search: SearchFn | None = None  # the user's own past research
     retraction_lookup: RetractionFn | None = None
@@ -35,6 +37,8 @@ class Cancelled(Exception):
 
 @dataclass
 class RunContext:
+    """One run's shared equipment, handed to every phase so none of them reaches for globals."""
+
     settings: Settings
     emit: Callable[[Event], None]
     cancel: threading.Event = field(default_factory=threading.Event)
@@ -42,6 +46,7 @@ class RunContext:
     client: httpx.Client | None = None
 
     def check_cancel(self) -> None:
+        """Raise Cancelled at a safe point once the user asked to stop."""
         if self.cancel.is_set():
             raise Cancelled()
 

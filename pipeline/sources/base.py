@@ -13,6 +13,8 @@ from ..settings import Settings
 
 @dataclass
 class SearchContext:
+    """One adapter call: the shared client, the query and the time budget the call may spend."""
+
     client: httpx.Client
     settings: Settings
     query: str
