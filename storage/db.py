@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 DB_NAME = "zorora.db"
@@ -160,6 +162,27 @@ def _use_wal(conn: sqlite3.Connection) -> None:
             if "locked" not in str(exc) or time.monotonic() > deadline:
                 raise
             time.sleep(0.05)
+
+
+@contextmanager
+def write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    """One atomic write on an autocommit connection: BEGIN IMMEDIATE, COMMIT, or ROLLBACK on any exception.
+
+    IMMEDIATE takes the write lock up front (waiting with the busy timeout), so
+    two processes never deadlock upgrading read locks. Inside a transaction the
+    caller already opened, the block simply joins it.
+    """
+    if conn.in_transaction:
+        yield
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
 
 
 def migrate(conn: sqlite3.Connection) -> int:

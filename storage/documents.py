@@ -15,11 +15,11 @@ import re
 import sqlite3
 import unicodedata
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from html.parser import HTMLParser
 from pathlib import Path
 
 from ..pipeline.models import Source
+from .db import write_transaction
 
 MAX_FILE_BYTES = 20 * 1024 * 1024  # larger files are recorded as errors, never read
 MAX_PDF_PAGES = 500
@@ -192,21 +192,6 @@ def _inside(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
-@contextmanager
-def _transaction(conn: sqlite3.Connection) -> Iterator[None]:
-    """One atomic write, whether or not the caller's connection autocommits."""
-    if conn.in_transaction:
-        yield
-        return
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
-
-
 class DocumentIndex:
     """The full-text index of the documents under the user's roots."""
 
@@ -289,14 +274,14 @@ class DocumentIndex:
             else:
                 added += 1
         gone = [path for path in known if path not in present]
-        with _transaction(self.conn):
+        with write_transaction(self.conn):
             for path in gone:
                 self.conn.execute("DELETE FROM documents_fts WHERE path = ?", (path,))
                 self.conn.execute("DELETE FROM documents WHERE path = ?", (path,))
         return added, updated, len(gone)
 
     def _store(self, path: str, root: Path, title: str, body: str, error: str, mtime_ns: int, size: int) -> None:
-        with _transaction(self.conn):
+        with write_transaction(self.conn):
             self.conn.execute("DELETE FROM documents_fts WHERE path = ?", (path,))
             self.conn.execute(
                 "INSERT INTO documents (path, root, title, mtime_ns, size, error) VALUES (?, ?, ?, ?, ?, ?) "

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ..pipeline.models import ResearchState
-from .db import DB_NAME, DatabaseError, connect
+from .db import DB_NAME, DatabaseError, connect, write_transaction
 from .findings_files import StorageError, discard, is_temp_name, publish, read_json, stage_json
 
 FINDINGS_DIR = Path("research") / "findings"
@@ -380,19 +380,13 @@ class ResearchStore:
         must already exist at ``path_for(research_id)`` so the invariant holds.
         """
         count = 0
-        with self._write_lock:
-            self._write.execute("BEGIN IMMEDIATE")
-            try:
-                for doc in docs:
-                    research_id = check_research_id(doc.get("research_id"))
-                    if not self.path_for(research_id).is_file():
-                        raise StorageError(f"cannot index {research_id}: {self.path_for(research_id)} does not exist")
-                    self._put_rows(research_id, _index_rows(doc, self._rel_path(research_id)))
-                    count += 1
-                self._write.execute("COMMIT")
-            except BaseException:
-                self._rollback()
-                raise
+        with self._write_lock, write_transaction(self._write):
+            for doc in docs:
+                research_id = check_research_id(doc.get("research_id"))
+                if not self.path_for(research_id).is_file():
+                    raise StorageError(f"cannot index {research_id}: {self.path_for(research_id)} does not exist")
+                self._put_rows(research_id, _index_rows(doc, self._rel_path(research_id)))
+                count += 1
         return count
 
     def _rollback(self) -> None:
@@ -736,14 +730,8 @@ class ResearchStore:
 
     def _fix_all(self, *, full: bool) -> list[str]:
         """Find and fix problems in one write transaction, so no other writer interleaves."""
-        self._write.execute("BEGIN IMMEDIATE")
-        try:
-            notes = [self._fix(problem) for problem in self._find_problems(self._write, full=full)]
-            self._write.execute("COMMIT")
-        except BaseException:
-            self._rollback()
-            raise
-        return notes
+        with write_transaction(self._write):
+            return [self._fix(problem) for problem in self._find_problems(self._write, full=full)]
 
     def _reconcile_on_open(self) -> None:
         """Index JSON files left without a row and settle interrupted deletes; cheap when there are none."""
