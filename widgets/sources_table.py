@@ -184,24 +184,22 @@ class SourcesTable(DataTable):
         if current is not None:
             self.post_message(self.OpenSource(current[0], current[1].source_id))
 
-    def action_open_url(self) -> None:
+    def _current_link(self, verb: str) -> str:
+        """The web link of the source under the cursor; '' (said once) when there is none to ``verb``."""
         current = self.current()
-        if current is None:
-            return
-        url = web_link(current[1])
-        if not url:
-            self.notify("This source has no web link to open.", severity="warning")
-            return
-        self.app.open_url(url)
-        self.notify(f"Opening {escape_markup(url)}")
+        url = web_link(current[1]) if current is not None else ""
+        if current is not None and not url:
+            self.notify(f"This source has no web link to {verb}.", severity="warning")
+        return url
+
+    def action_open_url(self) -> None:
+        url = self._current_link("open")
+        if url:
+            self.app.open_url(url)
+            self.notify(f"Opening {escape_markup(url)}")
 
     def action_copy_url(self) -> None:
-        current = self.current()
-        if current is None:
-            return
-        url = web_link(current[1])
-        if not url:
-            self.notify("This source has no web link to copy.", severity="warning")
-            return
-        self.app.copy_to_clipboard(url)
-        self.notify(f"Copied {escape_markup(url)}")
+        url = self._current_link("copy")
+        if url:
+            self.app.copy_to_clipboard(url)
+            self.notify(f"Copied {escape_markup(url)}")
