@@ -7,11 +7,10 @@ Python and deterministic: nodes are visited in ``state.sources`` order.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .models import ResearchState
+from .models import ResearchState, authority_score
 
 DAMPING = 0.85
 
@@ -84,9 +83,7 @@ def pagerank(
 def authority(state: ResearchState, in_degree: Mapping[str, int] | None = None) -> dict[str, float]:
     """The roadmap's authority: credibility x (1 + log(1 + in-degree))."""
     in_deg = in_degree if in_degree is not None else degrees(state)[0]
-    return {
-        s.source_id: s.credibility_score * (1.0 + math.log(1 + in_deg.get(s.source_id, 0))) for s in state.sources
-    }
+    return {s.source_id: authority_score(s.credibility_score, in_deg.get(s.source_id, 0)) for s in state.sources}
 
 
 def graph_summary(state: ResearchState, top_n: int = 10) -> dict[str, Any]:

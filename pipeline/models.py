@@ -118,6 +118,11 @@ def make_source_id(doi: str | None = None, url: str | None = None, title: str | 
     return "s" + hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
 
 
+def authority_score(credibility: float, in_degree: int) -> float:
+    """The roadmap's authority, credibility x (1 + log(1 + in-degree)): citations count, less and less."""
+    return credibility * (1 + math.log(1 + in_degree))
+
+
 def publication_year(date: str | None) -> int | None:
     """The year of a date string such as '2021', '2021-05' or '2021-05-04'."""
     if not date:
@@ -429,7 +434,7 @@ class ResearchState:
         degree = self.in_degree()
         ranked = sorted(
             self.sources,
-            key=lambda s: (-(s.credibility_score * (1 + math.log(1 + degree.get(s.source_id, 0)))), s.source_id),
+            key=lambda s: (-authority_score(s.credibility_score, degree.get(s.source_id, 0)), s.source_id),
         )
         return ranked[:top_n]
 

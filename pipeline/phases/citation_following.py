@@ -9,7 +9,6 @@ The budget shrinks with each hop so depth 3 stays bounded.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
@@ -17,7 +16,7 @@ from dataclasses import dataclass
 from ..credibility import score_source_credibility
 from ..events import Progress
 from ..http import Budget
-from ..models import ResearchState, Source
+from ..models import ResearchState, Source, authority_score
 from ..parallel import start
 from ..sources import openalex, semantic_scholar
 from ..sources.base import SearchContext
@@ -54,7 +53,7 @@ def preliminary_authority(state: ResearchState) -> list[Source]:
 
     def authority(source: Source) -> float:
         score = score_source_credibility(source.url, source.cited_by_count, None, doi=source.doi or None)["score"]
-        return score * (1 + math.log(1 + degree.get(source.source_id, 0)))
+        return authority_score(score, degree.get(source.source_id, 0))
 
     return sorted(state.sources, key=lambda s: (-authority(s), s.source_id))
 
