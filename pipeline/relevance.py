@@ -143,6 +143,13 @@ def _has(concept: tuple[Form, ...], bag: Collection[str]) -> bool:
     return any(all(s in bag for s in form) for form in concept)
 
 
+def _idf(concepts: Sequence[tuple[Form, ...]], counts: Sequence[Counter[str]]) -> list[float]:
+    """BM25's idf of each concept over the documents' term counts: ln(1 + (N - df + 0.5) / (df + 0.5))."""
+    n = len(counts)
+    frequencies = (sum(1 for c in counts if _tf(concept, c)) for concept in concepts)
+    return [math.log(1 + (n - df + 0.5) / (df + 0.5)) for df in frequencies]
+
+
 @dataclass(frozen=True)
 class FindingRelevance:
     """Where a finding ranks against the question: its tier first, then its score within the tier."""
@@ -168,11 +175,7 @@ class Query:
         self.text = text
         self.concepts = query_concepts(text, acronyms(documents)) if terms(text) else []
         counts = [Counter(terms(d)) for d in documents] if self.concepts else []
-        n = len(counts)
-        self.idf: list[float] = []
-        for concept in self.concepts:
-            df = sum(1 for c in counts if _tf(concept, c))
-            self.idf.append(math.log(1 + (n - df + 0.5) / (df + 0.5)))
+        self.idf = _idf(self.concepts, counts)
         self._total = sum(self.idf)
         self._needed = (len(self.concepts) + 1) // 2
         self.source_matches = [len(self.matched(c.keys())) for c in counts] if self.concepts else [0] * len(documents)
@@ -221,12 +224,8 @@ def bm25(concepts: Sequence[tuple[Form, ...]], passages: Sequence[Sequence[str]]
     if not concepts or not passages:
         return [0.0] * len(passages)
     counts = [Counter(p) for p in passages]
-    n = len(passages)
-    average = sum(len(p) for p in passages) / n or 1.0
-    idf = []
-    for concept in concepts:
-        df = sum(1 for c in counts if _tf(concept, c))
-        idf.append(math.log(1 + (n - df + 0.5) / (df + 0.5)))
+    average = sum(len(p) for p in passages) / len(passages) or 1.0
+    idf = _idf(concepts, counts)
     scores = []
     for passage, count in zip(passages, counts):
         norm = K1 * (1 - B + B * len(passage) / average)
