@@ -311,3 +311,13 @@ def test_ctrl_c_outside_a_research_is_one_line(zhome: Path, capsys, monkeypatch)
 
     monkeypatch.setattr(ResearchStore, "search", interrupted)
     assert run_cli(capsys, "history") == (130, "", "zorora: interrupted\n")
+
+
+def test_brave_without_a_key_is_skipped_with_the_reason_and_never_called(replay: ReplayServer, capsys,
+                                                                           monkeypatch) -> None:
+    monkeypatch.delenv("BRAVE_API_KEY")
+    code, out, err = run_cli(capsys, "research", "machine learning", "--depth", "1", "--format", "json")
+    assert code == 0, err
+    health = json.loads(out)["source_health"]
+    assert health["brave"] == {"status": "skipped", "count": 0, "elapsed_ms": 0, "error": "needs BRAVE_API_KEY"}
+    assert replay.hits("brave") == 0 and "brave" in err and "needs BRAVE_API_KEY" in err

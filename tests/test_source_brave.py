@@ -10,7 +10,7 @@ import pytest
 from zorora_tui.pipeline.http import SourceError
 from zorora_tui.pipeline.settings import Settings
 from zorora_tui.pipeline.sources import brave
-from zorora_tui.pipeline.sources.brave import clean_text, enabled, parse_brave, result_date
+from zorora_tui.pipeline.sources.brave import clean_text, parse_brave, result_date, unavailable
 
 from .conftest import fixture_bytes
 from .replay import ReplayServer, ok, replies, search_context
@@ -117,10 +117,10 @@ def test_malformed_responses_raise_source_error(body: bytes) -> None:
         parse_brave(body)
 
 
-def test_enabled_only_with_a_key(tmp_path) -> None:
-    assert enabled(Settings(home=tmp_path)) is False
-    assert enabled(Settings(home=tmp_path, brave_api_key="   ")) is False
-    assert enabled(Settings(home=tmp_path, brave_api_key="BSA-test")) is True
+def test_available_only_with_a_key(tmp_path) -> None:
+    assert unavailable(Settings(home=tmp_path)) == "needs BRAVE_API_KEY"
+    assert unavailable(Settings(home=tmp_path, brave_api_key="   ")) == "needs BRAVE_API_KEY"
+    assert unavailable(Settings(home=tmp_path, brave_api_key="BSA-test")) == ""
 
 
 ENDPOINT = "/res/v1/web/search"

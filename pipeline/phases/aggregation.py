@@ -53,9 +53,11 @@ def _searchers(ctx: RunContext) -> tuple[dict[str, Callable[[], list[Source]]], 
             continue
         if name in HTTP_ADAPTERS:
             module = _adapter(HTTP_ADAPTERS[name])
-            enabled = getattr(module, "enabled", None)
-            if enabled is not None and not enabled(settings):
-                skipped[name] = "needs BRAVE_API_KEY" if name == "brave" else "not configured"
+            # An adapter that needs configuration (Brave's key) says why it cannot run.
+            unavailable = getattr(module, "unavailable", None)
+            reason = unavailable(settings) if unavailable is not None else ""
+            if reason:
+                skipped[name] = reason
                 continue
             run[name] = _http_search(module, ctx, limit)
         elif name == "local":

@@ -25,9 +25,9 @@ _ISO_DATE_RE = re.compile(r"^\s*(\d{4}-\d{2}-\d{2})")
 _EDGE_MARKS = " \t\r\n\u200b\u200e\u200f\ufeff"
 
 
-def enabled(settings: Settings) -> bool:
-    """Brave is a paid API: without a key it is never called."""
-    return bool(settings.brave_api_key.strip())
+def unavailable(settings: Settings) -> str:
+    """Why Brave cannot be asked ('' when it can): a paid API, never called without a key."""
+    return "" if settings.brave_api_key.strip() else "needs BRAVE_API_KEY"
 
 
 def clean_text(value: Any) -> str:
@@ -85,8 +85,9 @@ def parse_brave(body: str | bytes) -> list[Source]:
 
 def search(ctx: SearchContext) -> list[Source]:
     """One request to the Web Search endpoint with the subscription token."""
-    if not enabled(ctx.settings):
-        raise SourceError("Brave needs BRAVE_API_KEY")
+    reason = unavailable(ctx.settings)
+    if reason:
+        raise SourceError(f"Brave {reason}")
     response = request(
         ctx.client,
         ctx.settings.brave_url,
