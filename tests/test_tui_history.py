@@ -12,7 +12,8 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Static
 
 from zorora_tui.pipeline.models import ResearchState
-from zorora_tui.screens.history import ConfirmDeleteScreen, HistoryScreen, format_when
+from zorora_tui.screens.dialogs import ConfirmScreen
+from zorora_tui.screens.history import HistoryScreen, format_when
 from zorora_tui.storage.research_store import ResearchStore
 
 RESEARCH = (
@@ -176,12 +177,12 @@ async def test_delete_asks_first_and_removes_the_research(zhome: Path) -> None:
         await pilot.press("down")  # the perovskite research
         assert screen.selected_id == ids[1]
         await pilot.press("delete")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDeleteScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("n")  # keep it
         await pilot.pause()
         assert app.screen is screen and store.count() == 3
         await pilot.press("delete")
-        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmDeleteScreen))
+        await wait_for(pilot, lambda: isinstance(app.screen, ConfirmScreen))
         await pilot.press("y")
         await wait_for(pilot, lambda: len(screen.summaries) == 2)
         assert [s.research_id for s in screen.summaries] == [ids[2], ids[0]]

@@ -1,4 +1,4 @@
-"""Small modal questions: yes/no before replacing a running research, and the export format."""
+"""Small modal questions: yes/no (replace a running research, delete a saved one) and the export format."""
 
 from __future__ import annotations
 
@@ -20,26 +20,34 @@ EXPORT_CHOICES: tuple[tuple[str, str], ...] = (
 
 
 class ConfirmScreen(ModalScreen[bool]):
-    """Ask a yes/no question; y/Enter on Yes answers True, n/Escape False."""
+    """Ask a yes/no question; y (or Enter on the first button) answers True, n/Escape False.
+
+    ``yes``/``no`` name the buttons after what they do ("Delete"/"Keep"); ``danger`` marks a question
+    whose yes cannot be undone. No is focused first, so a stray Enter never confirms.
+    """
 
     BINDINGS = [
         Binding("y", "answer(True)", "Yes", id="confirm.yes"),
         Binding("n,escape", "answer(False)", "No", id="confirm.no"),
     ]
 
-    def __init__(self, question: str, detail: str = "") -> None:
+    def __init__(self, question: str, detail: str = "", *, yes: str = "Yes", no: str = "No",
+                 danger: bool = False) -> None:
         super().__init__()
         self.question = question
         self.detail = detail
+        self.labels = (yes, no)
+        self.danger = danger
 
     def compose(self) -> ComposeResult:
-        with Vertical(id="confirm-dialog", classes="dialog"):
+        yes, no = self.labels
+        with Vertical(id="confirm-dialog", classes="dialog -danger" if self.danger else "dialog"):
             yield Static(safe_text(self.question, "bold", single_line=False), id="confirm-question")
             if self.detail:
                 yield Static(safe_text(self.detail, single_line=False), id="confirm-detail")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Yes (y)", id="yes", variant="warning")
-                yield Button("No (n)", id="no", variant="primary")
+                yield Button(f"{yes} (y)", id="yes", variant="error" if self.danger else "warning")
+                yield Button(f"{no} (n)", id="no", variant="primary")
 
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()

@@ -16,18 +16,18 @@ from functools import partial
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
 from textual.content import Content
 from textual.events import Resize
 from textual.message import Message
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Button, DataTable, Footer, Input, Static
+from textual.widgets import DataTable, Footer, Input, Static
 
 from ..storage.research_store import ResearchStore, ResearchSummary
 from ..widgets.safe_text import one_line, safe_text
+from .dialogs import ConfirmScreen
 
-__all__ = ["ConfirmDeleteScreen", "HistoryScreen", "format_when"]
+__all__ = ["HistoryScreen", "format_when"]
 
 DEBOUNCE_SECONDS = 0.15
 # key, label, fixed width (0: the query column takes what the others leave)
@@ -49,65 +49,6 @@ def format_when(iso: str | None) -> str:
     except ValueError:
         return one_line(iso, 16)
     return when.astimezone().strftime("%Y-%m-%d %H:%M")
-
-
-class ConfirmDeleteScreen(ModalScreen[bool]):
-    """Ask before deleting: a research, its chat and its ratings cannot be brought back."""
-
-    DEFAULT_CSS = """
-    ConfirmDeleteScreen {
-        align: center middle;
-    }
-    ConfirmDeleteScreen > Vertical {
-        width: 70;
-        max-width: 95%;
-        height: auto;
-        border: round $error;
-        background: $surface;
-        padding: 1 2;
-    }
-    ConfirmDeleteScreen Horizontal {
-        height: auto;
-        align-horizontal: right;
-        padding-top: 1;
-    }
-    ConfirmDeleteScreen Button {
-        margin-left: 2;
-    }
-    """
-
-    BINDINGS = [
-        Binding("y", "answer(True)", "Delete", id="history.confirm_delete"),
-        Binding("n,escape", "answer(False)", "Keep", id="history.cancel_delete"),
-    ]
-
-    def __init__(self, query: str) -> None:
-        super().__init__()
-        self.research_query = query
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static(
-                Content.assemble(
-                    "Delete the research “",
-                    (one_line(self.research_query, 120), "bold"),
-                    "”?\nIts synthesis, sources, chat and ratings are removed for good.",
-                ),
-                id="confirm-message",
-            )
-            with Horizontal():
-                yield Button("Keep (n)", id="keep", variant="primary")
-                yield Button("Delete (y)", id="delete", variant="error")
-
-    def on_mount(self) -> None:
-        self.query_one("#keep", Button).focus()
-
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        event.stop()
-        self.dismiss(event.button.id == "delete")
-
-    def action_answer(self, confirmed: bool) -> None:
-        self.dismiss(confirmed)
 
 
 class HistoryScreen(Screen[str | None]):
@@ -326,7 +267,10 @@ class HistoryScreen(Screen[str | None]):
                     exit_on_error=False,
                 )
 
-        self.app.push_screen(ConfirmDeleteScreen(summary.query), confirmed)
+        self.app.push_screen(ConfirmScreen(
+            f"Delete the research “{one_line(summary.query, 120)}”?",
+            "Its synthesis, sources, chat and ratings are removed for good.", yes="Delete", no="Keep", danger=True,
+        ), confirmed)
 
     def _delete_worker(self, research_id: str) -> None:
         """Runs in a thread: a delete renames and removes files inside a SQLite transaction."""
