@@ -316,16 +316,22 @@ class ResearchStore:
                 raise StorageError(f"cannot write to {self.home}: {folder} is not a writable folder")
         try:
             self._write = connect(self.home / DB_NAME)
+        except DatabaseError as exc:
+            raise StorageError(str(exc)) from exc
+        try:
             self._read = connect(self.home / DB_NAME)
         except DatabaseError as exc:
+            self._write.close()
             raise StorageError(str(exc)) from exc
         self._write_lock = threading.Lock()
         self._read_lock = threading.Lock()
         try:
             self._reconcile_on_open()
-        except (sqlite3.Error, OSError) as exc:
-            self.close()
-            raise StorageError(f"cannot open the research index in {self.home}: {exc}") from exc
+        except BaseException as exc:
+            self.close()  # a store that failed to open must not keep the database open
+            if isinstance(exc, (sqlite3.Error, OSError)):
+                raise StorageError(f"cannot open the research index in {self.home}: {exc}") from exc
+            raise
 
     # ------------------------------------------------------------ paths
 
