@@ -321,3 +321,17 @@ def test_brave_without_a_key_is_skipped_with_the_reason_and_never_called(replay:
     health = json.loads(out)["source_health"]
     assert health["brave"] == {"status": "skipped", "count": 0, "elapsed_ms": 0, "error": "needs BRAVE_API_KEY"}
     assert replay.hits("brave") == 0 and "brave" in err and "needs BRAVE_API_KEY" in err
+
+
+def test_history_in_a_narrow_terminal_keeps_ids_whole(zhome: Path, capsys, monkeypatch) -> None:
+    from zorora_tui.pipeline.models import ResearchState
+    from zorora_tui.storage.research_store import ResearchStore
+
+    rid = "machine_learning_for_natural_language_pr_20261121_133335_bc29"
+    with ResearchStore(zhome) as store:
+        store.save(ResearchState("machine learning for natural language processing", research_id=rid,
+                                 status="completed"))
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
+    monkeypatch.setenv("COLUMNS", "80")  # a classic terminal: the id alone takes 61 of its columns
+    code, out, _ = run_cli(capsys, "history")
+    assert code == 0 and rid in out.splitlines()[1]

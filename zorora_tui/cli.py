@@ -164,13 +164,15 @@ def _history(args: argparse.Namespace, settings: Settings) -> int:
     from rich.table import Table
 
     table = Table(box=None, header_style="bold")
-    for column in ("research id", "date", "status", "sources", "query"):
-        table.add_column(column, no_wrap=column != "query", overflow="fold")
+    # The ids must survive whole for `zorora show`: in a narrow terminal the other columns give way.
+    table.add_column("research id", no_wrap=True, min_width=max(len(row.research_id) for row in rows))
+    for column in ("date", "status", "sources"):
+        table.add_column(column, no_wrap=True)
+    table.add_column("query", overflow="fold")
     for row in rows:
         table.add_row(row.research_id, str(row.created_at)[:16].replace("T", " "), row.status,
-                      str(row.total_sources), row.query, )
-    # On a pipe, never truncate: the ids must survive for `zorora show`.
-    width = None if sys.stdout.isatty() else 100_000
+                      str(row.total_sources), row.query)
+    width = None if sys.stdout.isatty() else 100_000  # on a pipe, never cut anything
     Console(highlight=False, markup=False, width=width).print(table)
     return 0
 
