@@ -114,7 +114,7 @@ def rank_passages(question: str, pool: Sequence[Passage]) -> list[tuple[float, P
 def _chosen(ranked: Sequence[tuple[float, Passage]]) -> list[Passage]:
     """The top 3 passages (if not far weaker than the best), then up to 5 while they stay close to it."""
     best = ranked[0][0]
-    chosen = []
+    chosen: list[Passage] = []
     for score, passage in ranked[:MAX_PASSAGES]:
         if score < best * (WEAK if len(chosen) < MIN_PASSAGES else STRONG):
             break

@@ -13,6 +13,7 @@ import importlib
 import time
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
+from functools import partial
 
 from ..events import SourceFailed, SourcesFound, SourceSkipped, SourceStarted
 from ..http import Budget, SourceError
@@ -41,8 +42,8 @@ def _adapter(module_name: str) -> object:
     return importlib.import_module(f"..sources.{module_name}", __package__)
 
 
-def _searchers(ctx: RunContext) -> tuple[dict[str, Callable[[], list[Source]]], dict[str, str]]:
-    """The enabled services as zero-argument callables, and the skipped ones with a reason."""
+def _searchers(ctx: RunContext, query: str) -> tuple[dict[str, Callable[[], list[Source]]], dict[str, str]]:
+    """The enabled services as zero-argument calls searching ``query``, and the skipped ones with a reason."""
     settings = ctx.settings
     run: dict[str, Callable[[], list[Source]]] = {}
     skipped: dict[str, str] = {}
@@ -59,22 +60,22 @@ def _searchers(ctx: RunContext) -> tuple[dict[str, Callable[[], list[Source]]], 
             if reason:
                 skipped[name] = reason
                 continue
-            run[name] = _http_search(module, ctx, limit)
+            run[name] = _http_search(module, ctx, query, limit)
         elif name == "local":
             if not settings.document_roots or ctx.services.local_search is None:
                 skipped[name] = "no document roots configured"
             else:
-                run[name] = _service_search(ctx.services.local_search, ctx, limit)
+                run[name] = partial(ctx.services.local_search, query, limit)
         elif name == "internal":
             if ctx.services.internal_search is None:
                 skipped[name] = "no research memory available"
             else:
-                run[name] = _service_search(ctx.services.internal_search, ctx, limit)
+                run[name] = partial(ctx.services.internal_search, query, limit)
     return run, skipped
 
 
-def _http_search(module: object, ctx: RunContext, limit: int) -> Callable[[], list[Source]]:
-    def call(query: str) -> list[Source]:
+def _http_search(module: object, ctx: RunContext, query: str, limit: int) -> Callable[[], list[Source]]:
+    def call() -> list[Source]:
         assert ctx.client is not None, "the orchestrator provides an HTTP client"
         search_ctx = SearchContext(
             client=ctx.client, settings=ctx.settings, query=query, limit=limit,
@@ -85,20 +86,16 @@ def _http_search(module: object, ctx: RunContext, limit: int) -> Callable[[], li
     return call
 
 
-def _service_search(fn: Callable[[str, int], list[Source]], ctx: RunContext, limit: int) -> Callable[[str], list[Source]]:
-    return lambda query: fn(query, limit)
-
-
 def run(state: ResearchState, ctx: RunContext) -> None:
     """Query every enabled service at once and merge what comes back."""
     with PhaseTimer(state, ctx, NAME):
-        searchers, skipped = _searchers(ctx)
+        searchers, skipped = _searchers(ctx, state.original_query)
         for name, reason in skipped.items():
             state.source_health[name] = SourceHealth(status="skipped", error=reason)
             ctx.emit(SourceSkipped(name, reason))
         results: dict[str, list[Source]] = {}
         try:
-            gather(state, ctx, {name: (lambda fn=fn: fn(state.original_query)) for name, fn in searchers.items()}, results)
+            gather(state, ctx, searchers, results)
         finally:  # on cancel too: what was found is kept
             for name in SOURCE_NAMES:
                 for source in results.get(name, []):

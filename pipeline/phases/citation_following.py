@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass
+from typing import Any
 
 from ..credibility import score_source_credibility
 from ..events import Progress
@@ -79,7 +80,7 @@ def run(state: ResearchState, ctx: RunContext) -> None:
         if state.max_depth <= 1:
             timer.skip()
             return
-        summary = {"calls": 0, "failed": [], "added": 0, "edges": 0}
+        summary: dict[str, Any] = {"calls": 0, "failed": [], "added": 0, "edges": 0}  # kept in state.config
         frontier = [s for s in preliminary_authority(state) if s.source_type == "academic"]
         for hop in range(1, state.max_depth):
             ctx.check_cancel()
@@ -94,7 +95,8 @@ def run(state: ResearchState, ctx: RunContext) -> None:
         state.config["citation_following"] = summary
 
 
-def _follow_hop(state: ResearchState, ctx: RunContext, seeds: list[Source], budget: HopBudget, hop: int, summary: dict) -> None:
+def _follow_hop(state: ResearchState, ctx: RunContext, seeds: list[Source], budget: HopBudget, hop: int,
+                summary: dict[str, Any]) -> None:
     phase_budget = Budget(ctx.settings.source_budget)
     assert ctx.client is not None, "the orchestrator provides an HTTP client"
 

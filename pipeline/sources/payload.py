@@ -37,7 +37,7 @@ def decode_json(raw: Any, service: str) -> Any:
 def parse_xml(raw: bytes | str, document: str) -> ET.Element:
     """The root element of an XML body; ``document`` names it in the reason ("arXiv", "PubMed efetch")."""
     # Entity declarations are never needed in a service answer and are how XML bombs start.
-    if (b"<!ENTITY" if isinstance(raw, (bytes, bytearray)) else "<!ENTITY") in raw:
+    if b"<!ENTITY" in raw if isinstance(raw, (bytes, bytearray)) else "<!ENTITY" in raw:
         raise SourceError(f"{document} declares XML entities; refused")
     try:
         return ET.fromstring(raw)
