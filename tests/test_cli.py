@@ -287,7 +287,7 @@ def test_doctor_reports_repairs_and_lists_unsearchable_documents(zhome: Path, tm
     code, out, _ = run_cli(capsys, "doctor", "--repair")
     assert code == 0 and out.splitlines()[-1].startswith("repaired: removed lost_1 from the index: ")
     code, out, _ = run_cli(capsys, "doctor")
-    assert (code, out) == (0, f"ok: {zhome} (1 researches)\n")
+    assert (code, out) == (0, f"ok: {zhome} (1 research)\n")
 
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -300,7 +300,7 @@ def test_doctor_reports_repairs_and_lists_unsearchable_documents(zhome: Path, tm
     code, out, _ = run_cli(capsys, "doctor")
     assert code == 0
     assert out.startswith(f"note: local document {(docs / 'broken.pdf').resolve()} is not searchable: unreadable PDF")
-    assert "fine.md" not in out and out.endswith(f"ok: {zhome} (1 researches)\n")
+    assert "fine.md" not in out and out.endswith(f"ok: {zhome} (1 research)\n")
 
 
 def test_ctrl_c_outside_a_research_is_one_line(zhome: Path, capsys, monkeypatch) -> None:

@@ -133,6 +133,7 @@ def _research(args: argparse.Namespace, settings: Settings) -> int:
     from .pipeline.orchestrator import run_research, validate_depth, validate_query
     from .progress import CliProgress
     from .services import build_services
+    from .storage.run_log import append_run
 
     query = validate_query(args.query)
     depth = validate_depth(args.depth if args.depth is not None else settings.default_depth)
@@ -141,6 +142,7 @@ def _research(args: argparse.Namespace, settings: Settings) -> int:
     with CliProgress() as progress:
         state = run_research(query, settings, depth=depth, emit=progress.handle, cancel=cancel,
                              services=build_services(settings, store), checkpoint=store.save)
+    append_run(settings.home, state)
     sys.stdout.write(export_research(state, args.format))
     print(f"saved as {state.research_id} ({state.status})", file=sys.stderr)
     if state.status == "cancelled":
@@ -241,7 +243,8 @@ def _doctor(args: argparse.Namespace, settings: Settings) -> int:
             print(f"repaired: {line}")
         return 0
     if not problems:
-        print(f"ok: {settings.home} ({store.count()} researches)")
+        count = store.count()
+        print(f"ok: {settings.home} ({count} {'research' if count == 1 else 'researches'})")
     return 1 if problems else 0
 
 

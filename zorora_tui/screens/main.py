@@ -318,6 +318,10 @@ class MainScreen(Screen[None]):
 
             state = run_research(run.query, app.settings, depth=run.depth, emit=emit, cancel=run.cancel,
                                  services=services, checkpoint=checkpoint)
+            if store is not None:
+                from ..storage.run_log import append_run
+
+                append_run(app.settings.home, state)
         except Exception as exc:  # a bug or an unusable store: report it, never kill the app
             self.post_message(RunCrashed(run.token, one_line(f"{type(exc).__name__}: {exc}", 300)))
             return
