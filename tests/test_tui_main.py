@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import textwrap
@@ -166,6 +167,8 @@ async def test_submit_fills_progress_synthesis_and_sources(replay: ReplayServer,
         saved = app.store.load(state.research_id)
         assert saved.status == "completed" and saved.total_sources == state.total_sources
         assert main.graph.state is state
+        (run,) = [json.loads(line) for line in (zhome / "runs.jsonl").read_text().splitlines()]
+        assert run["research_id"] == state.research_id and run["status"] == "completed"
 
 
 async def test_unicode_rtl_and_emoji_query_runs(gate: Gate) -> None:
