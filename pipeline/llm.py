@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import threading
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -121,6 +122,30 @@ def _parse_sse(lines: Iterator[str], cancel: threading.Event) -> Iterator[str]:
             yield text
 
 
+def _unblock_on_cancel(response: httpx.Response, cancel: threading.Event, done: threading.Event) -> None:
+    """Wake a read stalled on a silent server as soon as the user cancels.
+
+    Cancel is otherwise only seen between streamed lines, so a model that
+    stops sending would hold the answer (and the app's quit) until the long
+    read timeout. Shutting the socket down ends the blocked read at once;
+    closing the response from another thread does not.
+    """
+
+    def watch() -> None:
+        while not done.is_set():
+            if cancel.wait(0.1):
+                stream = response.extensions.get("network_stream")
+                sock = stream.get_extra_info("socket") if stream is not None else None
+                if sock is not None:
+                    try:
+                        sock.shutdown(socket.SHUT_RDWR)
+                    except OSError:
+                        pass  # already closed: nothing to wake
+                return
+
+    threading.Thread(target=watch, name="zorora-llm-cancel", daemon=True).start()
+
+
 def stream_chat(
     settings: Settings,
     messages: Sequence[Message],
@@ -171,6 +196,13 @@ def stream_chat(
                     if text and not cancel.is_set():
                         yield text[:MAX_ANSWER_CHARS]
                     return
-                yield from _parse_sse(response.iter_lines(), cancel)
+                done = threading.Event()
+                _unblock_on_cancel(response, cancel, done)
+                try:
+                    yield from _parse_sse(response.iter_lines(), cancel)
+                finally:
+                    done.set()
     except httpx.HTTPError as exc:
+        if cancel.is_set():
+            return  # the read was woken by a cancel: stop quietly, as between chunks
         raise LLMError(f"LLM server: {describe_http_error(exc)}") from exc

@@ -62,10 +62,10 @@ class _Handler(BaseHTTPRequestHandler):
         elif name == "json":
             answer = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "Whole answer [1]."}}]}
             self._send(200, "application/json", json.dumps(answer).encode())
-        elif name == "slow":
+        elif name in ("slow", "stall"):
             self._start_stream()
             self._write(_event("first "))
-            time.sleep(0.6)
+            time.sleep(0.6 if name == "slow" else 10)
         else:
             self._start_stream()
             for part in SCRIPTS.get(name, SCRIPTS["ok"]):
@@ -191,6 +191,17 @@ def test_a_stalled_stream_times_out(server):
         for chunk in stream_chat(settings_for(server, "slow"), MESSAGES, threading.Event(), timeout=0.2):
             received.append(chunk)
     assert received == ["first "]
+
+
+def test_cancel_wakes_a_read_stalled_on_a_silent_server(server):
+    cancel = threading.Event()
+    received = []
+    started = time.monotonic()
+    for chunk in stream_chat(settings_for(server, "stall"), MESSAGES, cancel):  # read timeout: 60 s
+        received.append(chunk)
+        threading.Timer(0.3, cancel.set).start()
+    assert received == ["first "]
+    assert time.monotonic() - started < 3  # not the 10 s the server stays silent, nor the read timeout
 
 
 def test_cancel_stops_between_chunks(server):
