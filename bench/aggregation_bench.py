@@ -18,7 +18,7 @@ from zorora_tui.config import load_settings
 from zorora_tui.pipeline.http import Budget, make_client
 from zorora_tui.pipeline.orchestrator import run_research
 from zorora_tui.pipeline.settings import Settings
-from zorora_tui.pipeline.phases.aggregation import HTTP_ADAPTERS, _adapter
+from zorora_tui.pipeline.phases.aggregation import HTTP_ADAPTERS, adapter
 from zorora_tui.pipeline.sources.base import SearchContext
 
 DELAY = 0.2
@@ -34,8 +34,8 @@ def _slowest_single_source(settings: Settings) -> float:
     """Each service alone, one after another; the slowest one's time."""
     times = []
     with make_client(settings) as client:
-        for module_name in HTTP_ADAPTERS.values():
-            module = _adapter(module_name)
+        for name in HTTP_ADAPTERS:
+            module = adapter(name)
             started = time.perf_counter()
             module.search(SearchContext(client=client, settings=settings, query=QUERY, budget=Budget(30)))  # type: ignore[attr-defined]
             times.append(time.perf_counter() - started)

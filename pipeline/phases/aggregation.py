@@ -24,22 +24,16 @@ from .context import Cancelled, PhaseTimer, RunContext
 from .references import link_references
 
 NAME = "aggregation"
-# services reached over HTTP, by adapter module name
-HTTP_ADAPTERS: dict[str, str] = {
-    "openalex": "openalex",
-    "arxiv": "arxiv",
-    "crossref": "crossref",
-    "semantic_scholar": "semantic_scholar",
-    "pubmed": "pubmed",
-    "duckduckgo": "duckduckgo",
-    "brave": "brave",
-    "newsroom": "newsroom",
-}
+# services reached over HTTP; each has a module of the same name in pipeline/sources
+HTTP_ADAPTERS: tuple[str, ...] = (
+    "openalex", "arxiv", "crossref", "semantic_scholar", "pubmed", "duckduckgo", "brave", "newsroom",
+)
 GRACE_SECONDS = 1.0  # beyond the per-source budget before a stuck service is abandoned
 
 
-def _adapter(module_name: str) -> object:
-    return importlib.import_module(f"..sources.{module_name}", __package__)
+def adapter(name: str) -> object:
+    """The adapter module of an HTTP service, imported when first used."""
+    return importlib.import_module(f"..sources.{name}", __package__)
 
 
 def _searchers(ctx: RunContext, query: str) -> tuple[dict[str, Callable[[], list[Source]]], dict[str, str]]:
@@ -53,7 +47,7 @@ def _searchers(ctx: RunContext, query: str) -> tuple[dict[str, Callable[[], list
             skipped[name] = "disabled in settings"
             continue
         if name in HTTP_ADAPTERS:
-            module = _adapter(HTTP_ADAPTERS[name])
+            module = adapter(name)
             # An adapter that needs configuration (Brave's key) says why it cannot run.
             unavailable = getattr(module, "unavailable", None)
             reason = unavailable(settings) if unavailable is not None else ""
